@@ -1,0 +1,256 @@
+// Command joinlab runs KQL queries, joins included, over JSON-lines and CSV files with joinlab's engine.
+//
+//	joinlab query   --source NAME=FILE … [--format jsonl|csv|table] [--explain] [--stats FILE] [--mem BYTES] [-f FILE] [QUERY]
+//	joinlab explain --source NAME=FILE … [-f FILE] [QUERY]
+//
+// The query comes from the arguments, from -f FILE, or from standard input. Problems with the input (the query,
+// a file, a flag) are reported on standard error with exit status 2.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/format"
+	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/query"
+	"github.com/joinlab/joinlab/engine/source"
+)
+
+const usage = `joinlab runs KQL queries over JSON-lines and CSV files.
+
+usage:
+  joinlab query   --source NAME=FILE ... [flags] [QUERY]
+  joinlab explain --source NAME=FILE ... [flags] [QUERY]
+
+Sources are referred to as @NAME in the query. FILE ends in .jsonl, .ndjson, .json (JSON lines) or .csv.
+The query is QUERY, or the contents of -f FILE, or standard input.
+
+flags:
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// sourceFlags collects repeated --source NAME=FILE flags.
+type sourceFlags []string
+
+func (s *sourceFlags) String() string     { return strings.Join(*s, ",") }
+func (s *sourceFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// run is the whole command, returning its exit status: 0 on success, 2 on bad input or a failed query.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "joinlab: "+format+"\n", a...)
+		return 2
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		newFlags("query", nil).PrintDefaults()
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd := args[0]
+	if cmd != "query" && cmd != "explain" {
+		return fail("unknown command %q (want query or explain; see joinlab --help)", cmd)
+	}
+	var o options
+	fs := newFlags(cmd, &o)
+	fs.SetOutput(stderr)
+	positional, err := parseInterspersed(fs, args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	text, err := queryText(positional, o.file, stdin)
+	if err != nil {
+		return fail("%v", err)
+	}
+	sources := map[string]source.Source{}
+	for _, s := range o.sources {
+		name, path, ok := strings.Cut(s, "=")
+		if !ok || name == "" || path == "" {
+			return fail("--source %q: want NAME=FILE", s)
+		}
+		name = strings.TrimPrefix(name, "@")
+		if _, dup := sources[name]; dup {
+			return fail("--source %s: defined twice", name)
+		}
+		src, err := source.Open(name, path)
+		if err != nil {
+			return fail("%v", err)
+		}
+		sources[name] = src
+	}
+	mem, err := parseBytes(o.mem)
+	if err != nil {
+		return fail("--mem %q: %v", o.mem, err)
+	}
+	p, err := query.Prepare(text, sources, query.Options{MemoryBudget: mem})
+	if err != nil {
+		fmt.Fprint(stderr, describeQueryError(text, err))
+		return 2
+	}
+	if cmd == "explain" {
+		fmt.Fprint(stdout, p.Explain())
+		return 0
+	}
+	if o.explain {
+		fmt.Fprint(stderr, p.Explain())
+	}
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	w, err := format.New(out, o.format, p.Columns())
+	if err != nil {
+		return fail("%v", err)
+	}
+	stats, runErr := p.Run(ctx, w.Write)
+	if runErr == nil {
+		runErr = w.Close()
+	}
+	if err := out.Flush(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if o.stats != "" {
+		if err := writeStats(o.stats, stats); err != nil {
+			return fail("--stats: %v", err)
+		}
+	}
+	if runErr != nil {
+		return fail("query failed after %d rows: %v", stats.RowsOut, runErr)
+	}
+	return 0
+}
+
+type options struct {
+	sources sourceFlags
+	format  string
+	explain bool
+	stats   string
+	mem     string
+	file    string
+}
+
+func newFlags(cmd string, o *options) *flag.FlagSet {
+	if o == nil {
+		o = &options{}
+	}
+	fs := flag.NewFlagSet("joinlab "+cmd, flag.ContinueOnError)
+	fs.Var(&o.sources, "source", "a source `NAME=FILE` (repeatable)")
+	fs.StringVar(&o.format, "format", "jsonl", "output `format`: jsonl, csv or table")
+	fs.BoolVar(&o.explain, "explain", false, "print the plan to standard error before the results")
+	fs.StringVar(&o.stats, "stats", "", "write the run's figures as JSON to `FILE`")
+	fs.StringVar(&o.mem, "mem", "", "memory budget in `BYTES` (suffixes K, M, G, KiB, MiB, GiB; default 4GiB)")
+	fs.StringVar(&o.file, "f", "", "read the query from `FILE`")
+	return fs
+}
+
+// parseInterspersed parses flags that may come before or after the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func queryText(positional []string, file string, stdin io.Reader) (string, error) {
+	switch {
+	case file != "" && len(positional) > 0:
+		return "", errors.New("give the query either as an argument or with -f, not both")
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("-f: %w", err)
+		}
+		return string(b), nil
+	case len(positional) > 0:
+		return strings.Join(positional, " "), nil
+	}
+	b, err := io.ReadAll(stdin)
+	if err != nil {
+		return "", fmt.Errorf("reading the query from standard input: %w", err)
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return "", errors.New("no query: give it as an argument, with -f FILE, or on standard input")
+	}
+	return string(b), nil
+}
+
+// describeQueryError writes each positioned error with the query line it points into and a caret under the
+// column.
+func describeQueryError(text string, err error) string {
+	var list kql.ErrorList
+	var one *kql.Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = kql.ErrorList{one}
+	default:
+		return "joinlab: " + err.Error() + "\n"
+	}
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for _, e := range list {
+		fmt.Fprintf(&b, "joinlab: query:%s\n", e.Error())
+		if e.Pos.Line >= 1 && e.Pos.Line <= len(lines) {
+			line := strings.TrimRight(lines[e.Pos.Line-1], "\r")
+			fmt.Fprintf(&b, "    %s\n    %s^\n", line, strings.Repeat(" ", max(0, min(e.Pos.Col-1, len(line)))))
+		}
+	}
+	return b.String()
+}
+
+// parseBytes reads a byte count such as 1048576, 64M, 64MiB or 2GB; "" is 0 (the default budget).
+func parseBytes(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1000}, {"MB", 1e6}, {"GB", 1e9},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, errors.New("want a positive byte count such as 268435456, 256MiB or 1G")
+	}
+	return n * mult, nil
+}
+
+func writeStats(path string, st *query.Stats) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

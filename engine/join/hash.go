@@ -1,0 +1,347 @@
+package join
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// Hash is the in-memory hash join.
+//
+// It holds the build side — the smaller input, chosen by the planner — as one table plus a hash table of its
+// keys, and streams the probe side through it:
+//
+//	build ──► probe ──► unmatched ──► done
+//
+//	build      read the whole build input, account it against the budget, index its non-null keys
+//	probe      for each probe batch, look every row's key up and emit pairs, unmatched probe rows (outer) or
+//	           semi/anti probe rows; mark the build rows that matched
+//	unmatched  emit the build rows the kind asks for at the end: never matched (outer, anti) or matched (semi)
+//
+// Output order: probe order, each probe row's matches in build order, then the build side's end rows in build
+// order. Memory: the build input plus 4 bytes a row for chains and 12 bytes a slot (twice the rows) for int64
+// keys, or a Go map for others. Cost: one pass over each input, O(B + P + output). When the build side does
+// not fit the budget the join fails with *memory.ExceededError (a later strategy partitions instead).
+type Hash struct {
+	spec      *Spec
+	buildLeft bool
+	build     exec.Operator
+	probe     exec.Operator
+	budget    *memory.Budget
+	bs, ps    side // what the kind asks of the build and the probe side
+	unique    bool // innerunique: the left side keeps one row per key
+
+	state hashState
+	table *column.Table
+	next  []int32
+	ints  *intTable
+	strs  strTable
+	// matched marks build rows that found a probe row, for the end phase; nil when the kind needs no end phase.
+	matched []bool
+	held    int64
+	// seenInts and seenStrs hold the keys of the left rows already joined, when innerunique probes with the left.
+	seenInts map[int64]struct{}
+	seenStrs map[string]struct{}
+
+	// The probe cursor: the current probe batch and its keys, the next row, and the rest of a chain that did not
+	// fit the last output batch.
+	pb    *column.Batch
+	pkeys []*column.Vector
+	prow  int
+	chain int32
+	buf   []byte
+	end   int // next build row to consider in the unmatched phase
+}
+
+type hashState int
+
+const (
+	hashBuild     hashState = iota // the build side has not been read
+	hashProbe                      // streaming the probe side
+	hashUnmatched                  // emitting the build side's end rows
+	hashDone
+)
+
+// outRows bounds the rows of one output batch, so a key with many matches streams in pieces.
+const outRows = 4096
+
+// NewHash makes a hash join of left and right under spec, building on the left side when buildLeft.
+func NewHash(spec *Spec, left, right exec.Operator, buildLeft bool, budget *memory.Budget) *Hash {
+	h := &Hash{spec: spec, buildLeft: buildLeft, budget: budget, unique: spec.Kind == InnerUnique}
+	l, r := spec.Kind.sides()
+	if buildLeft {
+		h.build, h.probe, h.bs, h.ps = left, right, l, r
+	} else {
+		h.build, h.probe, h.bs, h.ps = right, left, r, l
+	}
+	return h
+}
+
+func (h *Hash) Schema() column.Schema { return h.spec.Schema }
+
+func (h *Hash) Next(ctx context.Context) (*column.Batch, error) {
+	for {
+		switch h.state {
+		case hashBuild:
+			if err := h.buildTable(ctx); err != nil {
+				return nil, err
+			}
+			h.state = hashProbe
+		case hashProbe:
+			b, err := h.probeBatch(ctx)
+			if err != nil || b != nil {
+				return b, err
+			}
+			h.state = hashUnmatched
+		case hashUnmatched:
+			if b := h.endRows(); b != nil {
+				return b, nil
+			}
+			h.budget.Shrink(h.held)
+			h.held = 0
+			h.state = hashDone
+		case hashDone:
+			return nil, nil
+		default:
+			return nil, fmt.Errorf("hash join: impossible state %d", h.state)
+		}
+	}
+}
+
+func (h *Hash) buildKeys() ([]int, []int) {
+	if h.buildLeft {
+		return h.spec.LeftKeys, h.spec.RightKeys
+	}
+	return h.spec.RightKeys, h.spec.LeftKeys
+}
+
+func (h *Hash) buildTable(ctx context.Context) error {
+	h.table = column.NewTable(h.build.Schema())
+	err := exec.Drain(ctx, h.build, func(b *column.Batch) error {
+		n := b.Bytes() + int64(b.N)*4
+		if err := h.budget.Grow("hash join build side", n); err != nil {
+			return fmt.Errorf("hash join: %w", err)
+		}
+		h.held += n
+		h.table.Append(b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n := h.table.N
+	bk, _ := h.buildKeys()
+	keys := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)
+	h.next = make([]int32, n)
+	if h.bs.unmatched || h.bs.semi || h.bs.anti {
+		h.matched = make([]bool, n)
+	}
+	// Unique builds keep the first row of a key, so they go forwards; chains are built backwards (see hashtable.go).
+	order := func(yield func(int) bool) {
+		if h.unique && h.buildLeft {
+			for i := 0; i < n; i++ {
+				if !yield(i) {
+					return
+				}
+			}
+			return
+		}
+		for i := n - 1; i >= 0; i-- {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+	unique := h.unique && h.buildLeft
+	if intKeyed(h.spec.KeyTypes) {
+		size := intTableBytes(n)
+		if err := h.budget.Grow("hash join table", size); err != nil {
+			return fmt.Errorf("hash join: %w", err)
+		}
+		h.held += size
+		h.ints = newIntTable(n)
+		k := keys[0]
+		for i := range order {
+			if k.IsNull(i) {
+				h.next[i] = -1
+				continue
+			}
+			h.ints.pushFront(k.Ints[i], int32(i), h.next, unique)
+		}
+		return nil
+	}
+	h.strs = make(strTable, n)
+	var buf []byte
+	for i := range order {
+		if hasNullKey(keys, i) {
+			h.next[i] = -1
+			continue
+		}
+		var s string
+		s, buf = stringKey(keys, i, buf)
+		h.strs.pushFront(s, int32(i), h.next, unique)
+	}
+	size := int64(len(h.strs)) * 48
+	if err := h.budget.Grow("hash join table", size); err != nil {
+		return fmt.Errorf("hash join: %w", err)
+	}
+	h.held += size
+	return nil
+}
+
+// lookup returns the head of the chain for probe row i, -1 when nothing matches, and whether the row is a
+// duplicate left key that innerunique drops.
+func (h *Hash) lookup(i int) (head int32, drop bool) {
+	if hasNullKey(h.pkeys, i) {
+		return -1, false
+	}
+	dedupe := h.unique && !h.buildLeft
+	if h.ints != nil {
+		k := h.pkeys[0].Ints[i]
+		if dedupe {
+			if _, ok := h.seenInts[k]; ok {
+				return -1, true
+			}
+			h.seenInts[k] = struct{}{}
+		}
+		return h.ints.lookup(k), false
+	}
+	var s string
+	s, h.buf = stringKey(h.pkeys, i, h.buf)
+	if dedupe {
+		if _, ok := h.seenStrs[s]; ok {
+			return -1, true
+		}
+		h.seenStrs[s] = struct{}{}
+	}
+	return h.strs.lookup(s), false
+}
+
+// probeBatch returns the next output batch of the probe phase, or nil when the probe side is exhausted.
+func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
+	if h.unique && !h.buildLeft && h.seenInts == nil {
+		h.seenInts, h.seenStrs = map[int64]struct{}{}, map[string]struct{}{}
+	}
+	var pidx, bidx []int32
+	for {
+		if h.pb == nil || h.prow >= h.pb.N {
+			if len(pidx) > 0 {
+				return h.assemble(h.pb, pidx, bidx), nil
+			}
+			b, err := h.probe.Next(ctx)
+			if err != nil || b == nil {
+				return nil, err
+			}
+			_, pk := h.buildKeys()
+			h.pb, h.prow, h.chain = b, 0, -1
+			h.pkeys = keyColumns(b, pk, h.spec.KeyTypes)
+		}
+		for ; h.prow < h.pb.N; h.prow++ {
+			i := int32(h.prow)
+			if h.chain >= 0 { // resume a chain cut by the last batch
+				for ; h.chain >= 0 && len(pidx) < outRows; h.chain = h.next[h.chain] {
+					if h.matched != nil {
+						h.matched[h.chain] = true
+					}
+					pidx, bidx = append(pidx, i), append(bidx, h.chain)
+				}
+				if h.chain >= 0 {
+					return h.assemble(h.pb, pidx, bidx), nil
+				}
+				continue
+			}
+			head, drop := h.lookup(h.prow)
+			if drop {
+				continue
+			}
+			switch {
+			case h.ps.semi:
+				if head >= 0 {
+					pidx, bidx = append(pidx, i), append(bidx, -1)
+				}
+			case h.ps.anti:
+				if head < 0 {
+					pidx, bidx = append(pidx, i), append(bidx, -1)
+				}
+			case h.bs.semi || h.bs.anti:
+				// A chain is marked whole, so a marked head means the whole chain is.
+				if head >= 0 && !h.matched[head] {
+					for r := head; r >= 0; r = h.next[r] {
+						h.matched[r] = true
+					}
+				}
+			default: // pairs
+				if head < 0 {
+					if h.ps.unmatched {
+						pidx, bidx = append(pidx, i), append(bidx, -1)
+					}
+					break
+				}
+				for r := head; r >= 0; r = h.next[r] {
+					if h.matched != nil {
+						h.matched[r] = true
+					}
+					if len(pidx) >= outRows {
+						h.chain = r
+						return h.assemble(h.pb, pidx, bidx), nil
+					}
+					pidx, bidx = append(pidx, i), append(bidx, r)
+				}
+			}
+			if len(pidx) >= outRows {
+				h.prow++
+				return h.assemble(h.pb, pidx, bidx), nil
+			}
+		}
+	}
+}
+
+// endRows returns the next batch of build rows the kind emits after the probe phase, or nil.
+func (h *Hash) endRows() *column.Batch {
+	if h.matched == nil {
+		return nil
+	}
+	want := !(h.bs.unmatched || h.bs.anti) // semi wants the matched rows
+	var bidx []int32
+	for ; h.end < len(h.matched) && len(bidx) < outRows; h.end++ {
+		if h.matched[h.end] == want {
+			bidx = append(bidx, int32(h.end))
+		}
+	}
+	if len(bidx) == 0 {
+		return nil
+	}
+	return h.assemble(nil, nil, bidx)
+}
+
+// assemble builds an output batch from probe rows pidx of pb and build rows bidx (-1 null-extends a side).
+// With pb nil, the probe side's columns are all null.
+func (h *Hash) assemble(pb *column.Batch, pidx, bidx []int32) *column.Batch {
+	n := len(bidx)
+	cols := make([]*column.Vector, len(h.spec.Schema))
+	place := func(out []int, fromProbe bool) {
+		for c, o := range out {
+			if o < 0 {
+				continue
+			}
+			switch {
+			case fromProbe && pb == nil:
+				cols[o] = column.NullVector(h.spec.Schema[o].Type, n)
+			case fromProbe:
+				if v := pb.Cols[c]; v != nil {
+					cols[o] = v.Gather(pidx)
+				}
+			default:
+				if v := h.table.Cols[c]; v != nil {
+					cols[o] = v.Gather(bidx)
+				}
+			}
+		}
+	}
+	place(h.spec.LeftOut, !h.buildLeft)
+	place(h.spec.RightOut, h.buildLeft)
+	return column.NewBatch(cols, n)
+}

@@ -1,0 +1,92 @@
+package join
+
+// The hash tables map a key to the first build row holding it; next[row] links each row to the following row
+// with the same key (-1 ends a chain). Rows are inserted from last to first, pushing each onto the front of its
+// chain, so a chain lists its rows in build order and the join's output keeps that order within a key.
+
+// intTable is an open-addressing table of int64 keys with linear probing, kept at most half full so a probe
+// touches about 1.5 slots. It holds 12 bytes a slot and no pointers, so the garbage collector never scans it.
+type intTable struct {
+	keys  []int64
+	heads []int32 // row+1 of the chain's head; 0 marks an empty slot
+	mask  uint64
+	shift uint
+}
+
+// intTableBytes is the memory newIntTable(n) takes.
+func intTableBytes(n int) int64 { return int64(tableSlots(n)) * 12 }
+
+func tableSlots(n int) int {
+	slots := 16
+	for slots < 2*n {
+		slots <<= 1
+	}
+	return slots
+}
+
+func newIntTable(n int) *intTable {
+	slots := tableSlots(n)
+	bits := uint(0)
+	for 1<<bits < slots {
+		bits++
+	}
+	return &intTable{keys: make([]int64, slots), heads: make([]int32, slots), mask: uint64(slots - 1), shift: 64 - bits}
+}
+
+// slot is the first slot to try for k: Fibonacci hashing spreads sequential keys across the table.
+func (t *intTable) slot(k int64) uint64 { return (uint64(k) * 0x9E3779B97F4A7C15) >> t.shift }
+
+// pushFront makes row the head of k's chain, linking the old head behind it. With unique, a key already present
+// keeps its row and pushFront reports false.
+func (t *intTable) pushFront(k int64, row int32, next []int32, unique bool) bool {
+	for s := t.slot(k); ; s = (s + 1) & t.mask {
+		switch {
+		case t.heads[s] == 0:
+			t.keys[s], t.heads[s] = k, row+1
+			next[row] = -1
+			return true
+		case t.keys[s] == k:
+			if unique {
+				return false
+			}
+			next[row] = t.heads[s] - 1
+			t.heads[s] = row + 1
+			return true
+		}
+	}
+}
+
+// lookup returns the head row of k's chain, or -1.
+func (t *intTable) lookup(k int64) int32 {
+	for s := t.slot(k); ; s = (s + 1) & t.mask {
+		switch {
+		case t.heads[s] == 0:
+			return -1
+		case t.keys[s] == k:
+			return t.heads[s] - 1
+		}
+	}
+}
+
+// strTable is the same for string keys (one string column, or the encoding of several keys), on a Go map.
+type strTable map[string]int32
+
+func (t strTable) pushFront(k string, row int32, next []int32, unique bool) bool {
+	if h, ok := t[k]; ok {
+		if unique {
+			return false
+		}
+		next[row] = h
+	} else {
+		next[row] = -1
+	}
+	t[k] = row
+	return true
+}
+
+func (t strTable) lookup(k string) int32 {
+	if h, ok := t[k]; ok {
+		return h
+	}
+	return -1
+}

@@ -1,0 +1,541 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join"
+	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/source"
+)
+
+// binder resolves a query's names against its sources and builds plan nodes, one pipeline operator at a time.
+type binder struct {
+	sources map[string]source.Source
+	// paths is every dotted name the query mentions: a JSON source extracts those it has at the scan.
+	paths []string
+	// names is, for each pipeline, the plain column names it mentions, so a source with no rows (whose columns
+	// nothing reveals) can still offer them, as null columns of unknown type.
+	names map[*kql.Query][]string
+}
+
+// dottedNames collects the dotted names a query mentions anywhere, including join conditions.
+func dottedNames(q *kql.Query) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if strings.Contains(n, ".") && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	walkQuery(q, func(n string) { add(n) }, func(j *kql.Join) {
+		for _, c := range j.On {
+			add(c.Left)
+			add(c.Right)
+		}
+	})
+	return out
+}
+
+// collectNames records the names each pipeline uses: its own operators' and, for a join's right side, the
+// join's right keys (extra), and for the outer pipeline its joins' left keys.
+func (b *binder) collectNames(q *kql.Query, extra []string) {
+	names := append([]string(nil), extra...)
+	for _, op := range q.Ops {
+		walkOp(op, func(n string) { names = append(names, n) }, nil)
+		if j, ok := op.(*kql.Join); ok {
+			var right []string
+			for _, c := range j.On {
+				names = append(names, c.Left)
+				right = append(right, c.Right)
+			}
+			b.collectNames(j.Right, right)
+		}
+	}
+	for i, n := range names {
+		if dot := strings.IndexByte(n, '.'); dot > 0 {
+			names[i] = n[:dot]
+		}
+	}
+	b.names[q] = names
+}
+
+// walkQuery calls name for every identifier in q and its subqueries, and onJoin for every join.
+func walkQuery(q *kql.Query, name func(string), onJoin func(*kql.Join)) {
+	for _, op := range q.Ops {
+		walkOp(op, name, onJoin)
+		if j, ok := op.(*kql.Join); ok {
+			walkQuery(j.Right, name, onJoin)
+		}
+	}
+}
+
+// walkOp calls name for every identifier in op's own expressions (not a join's subquery).
+func walkOp(op kql.Op, name func(string), onJoin func(*kql.Join)) {
+	var ex func(kql.Expr)
+	ex = func(e kql.Expr) {
+		switch e := e.(type) {
+		case *kql.Ident:
+			name(e.Name)
+		case *kql.Unary:
+			ex(e.X)
+		case *kql.Binary:
+			ex(e.L)
+			ex(e.R)
+		case *kql.In:
+			ex(e.X)
+			for _, x := range e.List {
+				ex(x)
+			}
+		case *kql.Between:
+			ex(e.X)
+			ex(e.Lo)
+			ex(e.Hi)
+		case *kql.Call:
+			for _, x := range e.Args {
+				ex(x)
+			}
+		}
+	}
+	items := func(list []kql.NamedExpr) {
+		for _, it := range list {
+			ex(it.Expr)
+		}
+	}
+	switch op := op.(type) {
+	case *kql.Where:
+		ex(op.Pred)
+	case *kql.Project:
+		items(op.Items)
+	case *kql.Extend:
+		items(op.Items)
+	case *kql.Summarize:
+		items(op.Aggs)
+		items(op.By)
+	case *kql.Sort:
+		for _, k := range op.Keys {
+			ex(k.Expr)
+		}
+	case *kql.Top:
+		for _, k := range op.Keys {
+			ex(k.Expr)
+		}
+	case *kql.ProjectAway:
+		for _, id := range op.Columns {
+			name(id.Name)
+		}
+	case *kql.Distinct:
+		for _, id := range op.Columns {
+			name(id.Name)
+		}
+	case *kql.Join:
+		if onJoin != nil {
+			onJoin(op)
+		}
+	}
+}
+
+func (b *binder) query(q *kql.Query) (Node, error) {
+	src, ok := b.sources[q.Source]
+	if !ok {
+		return nil, kql.Errorf(q.Pos, "unknown source @%s%s", q.Source, b.known())
+	}
+	schema := src.Schema(b.paths)
+	if len(schema) == 0 && src.Rows() == 0 {
+		schema = openSchema(b.names[q])
+	}
+	var n Node = &scanNode{base: base{schema: schema}, src: src}
+	for _, op := range q.Ops {
+		var err error
+		if n, err = b.op(n, op); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func (b *binder) known() string {
+	if len(b.sources) == 0 {
+		return " (no sources are defined)"
+	}
+	var names []string
+	for n := range b.sources {
+		names = append(names, "@"+n)
+	}
+	sort.Strings(names)
+	return " (sources: " + strings.Join(names, ", ") + ")"
+}
+
+// openSchema is the schema of a source with no rows: the names the pipeline uses, as dynamic columns.
+func openSchema(names []string) column.Schema {
+	var s column.Schema
+	for _, n := range names {
+		if s.Index(n) < 0 {
+			s = append(s, column.Field{Name: n, Type: column.Dynamic})
+		}
+	}
+	return s
+}
+
+func (b *binder) op(in Node, op kql.Op) (Node, error) {
+	schema := in.Schema()
+	switch op := op.(type) {
+	case *kql.Where:
+		pred, err := expr.Compile(op.Pred, schema)
+		if err != nil {
+			return nil, err
+		}
+		if t := pred.Type(); t != column.Bool && t != column.Dynamic {
+			return nil, kql.Errorf(op.Pred.Position(), "where needs a bool condition, found %s", t)
+		}
+		return &whereNode{base: base{schema: schema}, in: in, pred: pred, text: kql.String(op.Pred)}, nil
+	case *kql.Project:
+		return b.project(in, op.Items, false, "project")
+	case *kql.Extend:
+		n := in
+		for _, it := range op.Items {
+			var err error
+			if n, err = b.project(n, []kql.NamedExpr{it}, true, "extend"); err != nil {
+				return nil, err
+			}
+		}
+		return n, nil
+	case *kql.ProjectAway:
+		drop := map[int]bool{}
+		for _, id := range op.Columns {
+			i := schema.Index(id.Name)
+			if i < 0 {
+				return nil, kql.Errorf(id.Pos, "project-away: unknown column %q", id.Name)
+			}
+			drop[i] = true
+		}
+		var outSchema column.Schema
+		var outs []exec.Output
+		for i, f := range schema {
+			if !drop[i] {
+				outSchema = append(outSchema, f)
+				outs = append(outs, exec.Output{Input: i})
+			}
+		}
+		return &projectNode{base: base{schema: outSchema}, in: in, outs: outs, text: "project-away " + identList(op.Columns)}, nil
+	case *kql.Summarize:
+		return b.summarize(in, op)
+	case *kql.Sort:
+		return b.sort(in, op.Keys, -1)
+	case *kql.Top:
+		return b.sort(in, op.Keys, op.N)
+	case *kql.Take:
+		return &takeNode{base: base{schema: schema}, in: in, n: op.N}, nil
+	case *kql.Distinct:
+		var items []kql.NamedExpr
+		if op.Star {
+			for _, f := range schema.Visible() {
+				items = append(items, kql.NamedExpr{Pos: op.Pos, Expr: &kql.Ident{Pos: op.Pos, Name: f.Name}})
+			}
+		} else {
+			for _, id := range op.Columns {
+				items = append(items, kql.NamedExpr{Pos: id.Pos, Expr: id})
+			}
+		}
+		cols, err := b.project(in, items, false, "columns")
+		if err != nil {
+			return nil, err
+		}
+		return &distinctNode{base: base{schema: cols.Schema()}, in: cols}, nil
+	case *kql.Count:
+		return &countNode{base: base{schema: exec.CountSchema}, in: in}, nil
+	case *kql.Join:
+		return b.join(in, op)
+	}
+	return nil, kql.Errorf(op.Position(), "unsupported operator")
+}
+
+func identList(ids []*kql.Ident) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = id.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// columnName is the name KQL gives an unnamed expression: a column keeps its name (a nested path with '_' for
+// '.', so actor.alternateId becomes actor_alternateId), bin(col, …) keeps its column's name, and anything else
+// is Column1, Column2, ….
+func columnName(e kql.Expr, unnamed *int) string {
+	switch e := e.(type) {
+	case *kql.Ident:
+		return strings.ReplaceAll(e.Name, ".", "_")
+	case *kql.Call:
+		if (e.Name == "bin" || e.Name == "floor") && len(e.Args) > 0 {
+			if id, ok := e.Args[0].(*kql.Ident); ok {
+				return strings.ReplaceAll(id.Name, ".", "_")
+			}
+		}
+	}
+	*unnamed++
+	return fmt.Sprintf("Column%d", *unnamed)
+}
+
+// project binds project (keep only the items) and extend (keep the input and add or replace the items).
+func (b *binder) project(in Node, items []kql.NamedExpr, extend bool, verb string) (Node, error) {
+	schema := in.Schema()
+	var outSchema column.Schema
+	var outs []exec.Output
+	if extend {
+		outSchema = append(outSchema, schema...)
+		for i := range schema {
+			outs = append(outs, exec.Output{Input: i})
+		}
+	}
+	unnamed := 0
+	var texts []string
+	for _, it := range items {
+		e, err := expr.Compile(it.Expr, schema)
+		if err != nil {
+			return nil, err
+		}
+		name := it.Name
+		if name == "" {
+			name = columnName(it.Expr, &unnamed)
+		}
+		out := exec.Output{Input: -1, Expr: e}
+		if ref, ok := e.(*expr.ColumnRef); ok {
+			out = exec.Output{Input: ref.Index}
+		}
+		f := column.Field{Name: name, Type: e.Type()}
+		text := kql.String(it.Expr)
+		if it.Name != "" {
+			text = it.Name + " = " + text
+		}
+		texts = append(texts, text)
+		if i := outSchema.Index(name); i >= 0 {
+			if !extend {
+				return nil, kql.Errorf(it.Pos, "%s: duplicate column name %q", verb, name)
+			}
+			outSchema[i], outs[i] = f, out
+			continue
+		}
+		outSchema = append(outSchema, f)
+		outs = append(outs, out)
+	}
+	return &projectNode{base: base{schema: outSchema}, in: in, outs: outs, text: verb + " " + strings.Join(texts, ", ")}, nil
+}
+
+func (b *binder) sort(in Node, keys []kql.SortKey, limit int64) (Node, error) {
+	var sk []exec.SortKey
+	var texts []string
+	for _, k := range keys {
+		e, err := expr.Compile(k.Expr, in.Schema())
+		if err != nil {
+			return nil, err
+		}
+		nullsFirst := k.Asc
+		switch k.Nulls {
+		case "first":
+			nullsFirst = true
+		case "last":
+			nullsFirst = false
+		}
+		dir := "desc"
+		if k.Asc {
+			dir = "asc"
+		}
+		nulls := "nulls last"
+		if nullsFirst {
+			nulls = "nulls first"
+		}
+		sk = append(sk, exec.SortKey{Expr: e, Asc: k.Asc, NullsFirst: nullsFirst})
+		texts = append(texts, fmt.Sprintf("%s %s %s", kql.String(k.Expr), dir, nulls))
+	}
+	return &sortNode{base: base{schema: in.Schema()}, in: in, keys: sk, limit: limit, text: strings.Join(texts, ", ")}, nil
+}
+
+func (b *binder) summarize(in Node, op *kql.Summarize) (Node, error) {
+	schema := in.Schema()
+	var outSchema column.Schema
+	var keys []expr.Expr
+	var texts []string
+	unnamed := 0
+	add := func(pos kql.Pos, name string, t column.Type) error {
+		if outSchema.Index(name) >= 0 {
+			return kql.Errorf(pos, "summarize: duplicate column name %q", name)
+		}
+		outSchema = append(outSchema, column.Field{Name: name, Type: t})
+		return nil
+	}
+	for _, it := range op.By {
+		e, err := expr.Compile(it.Expr, schema)
+		if err != nil {
+			return nil, err
+		}
+		name := it.Name
+		if name == "" {
+			name = columnName(it.Expr, &unnamed)
+		}
+		if err := add(it.Pos, name, e.Type()); err != nil {
+			return nil, err
+		}
+		keys = append(keys, e)
+	}
+	var aggs []exec.Agg
+	var aggSchema column.Schema
+	for _, it := range op.Aggs {
+		call, ok := it.Expr.(*kql.Call)
+		if !ok || !expr.Aggregates[call.Name] {
+			return nil, kql.Errorf(it.Expr.Position(), "summarize: expected an aggregate such as count() or sum(x), found %s", kql.String(it.Expr))
+		}
+		a, err := aggregate(call, schema)
+		if err != nil {
+			return nil, err
+		}
+		name := it.Name
+		if name == "" {
+			name = call.Name + "_"
+			if len(call.Args) == 1 {
+				if id, ok := call.Args[0].(*kql.Ident); ok {
+					name += strings.ReplaceAll(id.Name, ".", "_")
+				}
+			}
+		}
+		aggs = append(aggs, a)
+		aggSchema = append(aggSchema, column.Field{Name: name, Type: a.Type})
+		texts = append(texts, name+" = "+kql.String(call))
+	}
+	for i, f := range aggSchema {
+		if err := add(op.Aggs[i].Pos, f.Name, f.Type); err != nil {
+			return nil, err
+		}
+	}
+	text := strings.Join(texts, ", ")
+	if len(op.By) > 0 {
+		var by []string
+		for _, it := range op.By {
+			by = append(by, kql.String(it.Expr))
+		}
+		text += " by " + strings.Join(by, ", ")
+	}
+	return &summarizeNode{base: base{schema: outSchema}, in: in, keys: keys, aggs: aggs, text: text}, nil
+}
+
+// aggregate checks one aggregate call and fixes its result type.
+func aggregate(call *kql.Call, schema column.Schema) (exec.Agg, error) {
+	if call.Name == "count" {
+		if len(call.Args) != 0 {
+			return exec.Agg{}, kql.Errorf(call.Pos, "count() takes no arguments (use countif or dcount)")
+		}
+		return exec.Agg{Func: "count", Type: column.Long}, nil
+	}
+	if len(call.Args) != 1 {
+		return exec.Agg{}, kql.Errorf(call.Pos, "%s() takes 1 argument, found %d", call.Name, len(call.Args))
+	}
+	arg, err := expr.Compile(call.Args[0], schema)
+	if err != nil {
+		return exec.Agg{}, err
+	}
+	t := arg.Type()
+	switch call.Name {
+	case "sum":
+		if !t.IsNumeric() && t != column.Timespan && t != column.Dynamic {
+			return exec.Agg{}, kql.Errorf(call.Pos, "sum() needs a number, found %s", t)
+		}
+		if t == column.Dynamic {
+			t = column.Real
+		}
+	case "avg":
+		if !t.IsNumeric() && t != column.Dynamic {
+			return exec.Agg{}, kql.Errorf(call.Pos, "avg() needs a number, found %s", t)
+		}
+		t = column.Real
+	case "dcount":
+		t = column.Long
+	}
+	return exec.Agg{Func: call.Name, Arg: arg, Type: t}, nil
+}
+
+// strategyNames are the values hint.strategy accepts today.
+var strategyNames = map[string]Strategy{"hash": StrategyHash, "nestedloop": StrategyNestedLoop}
+
+// ignoredHints are KQL join hints that tune Kusto's distribution and have no meaning here: accepted, so
+// queries written for Kusto run, and listed in explain.
+var ignoredHints = map[string]bool{"hint.remote": true, "hint.shufflekey": true, "hint.num_partitions": true}
+
+func (b *binder) join(left Node, op *kql.Join) (Node, error) {
+	kind, ok := join.ParseKind(op.Kind)
+	if !ok {
+		return nil, kql.Errorf(op.Pos, "unknown join kind %q", op.Kind)
+	}
+	var forced Strategy
+	for _, p := range op.Params {
+		switch {
+		case p.Name == "hint.strategy":
+			s, ok := strategyNames[strings.ToLower(p.Value)]
+			if !ok {
+				return nil, kql.Errorf(p.Pos, "unknown join strategy %q (available: hash, nestedloop)", p.Value)
+			}
+			forced = s
+		case ignoredHints[p.Name]:
+		default:
+			return nil, kql.Errorf(p.Pos, "unknown join parameter %q", p.Name)
+		}
+	}
+	right, err := b.query(op.Right)
+	if err != nil {
+		return nil, err
+	}
+	var lk, rk []int
+	var on []string
+	for _, c := range op.On {
+		var li, ri int
+		if left, li, err = keyColumn(left, c.Left, c.Pos, "$left"); err != nil {
+			return nil, err
+		}
+		if right, ri, err = keyColumn(right, c.Right, c.Pos, "$right"); err != nil {
+			return nil, err
+		}
+		lk, rk = append(lk, li), append(rk, ri)
+		on = append(on, fmt.Sprintf("$left.%s == $right.%s", c.Left, c.Right))
+	}
+	spec, err := join.NewSpec(kind, left.Schema(), right.Schema(), lk, rk)
+	if err != nil {
+		return nil, kql.Errorf(op.Pos, "%v", err)
+	}
+	n := &joinNode{base: base{schema: spec.Schema}, left: left, right: right, spec: spec, on: strings.Join(on, " and ")}
+	lr, rr := left.rows(), right.rows()
+	n.buildLeft = lr < rr
+	switch forced {
+	case "":
+		n.strategy = StrategyHash
+		n.reason = fmt.Sprintf("default strategy; builds the smaller side (left est. %.0f rows, right est. %.0f rows)", lr, rr)
+	case StrategyHash:
+		n.strategy = StrategyHash
+		n.reason = fmt.Sprintf("forced by hint.strategy=hash; builds the smaller side (left est. %.0f rows, right est. %.0f rows)", lr, rr)
+	case StrategyNestedLoop:
+		n.strategy = StrategyNestedLoop
+		n.reason = "forced by hint.strategy=nestedloop; compares every pair"
+	}
+	return n, nil
+}
+
+// keyColumn finds a join key on one side. A key that is not a column as such (a path into a dynamic column
+// that the scan did not extract) is computed into a hidden column first.
+func keyColumn(n Node, name string, pos kql.Pos, side string) (Node, int, error) {
+	e, err := expr.Resolve(n.Schema(), name, pos)
+	if err != nil {
+		return nil, 0, kql.Errorf(pos, "%s: %s", side, err.(*kql.Error).Msg)
+	}
+	if ref, ok := e.(*expr.ColumnRef); ok {
+		return n, ref.Index, nil
+	}
+	schema := append(append(column.Schema(nil), n.Schema()...), column.Field{Name: name, Type: e.Type(), Hidden: true})
+	outs := make([]exec.Output, 0, len(schema))
+	for i := range n.Schema() {
+		outs = append(outs, exec.Output{Input: i})
+	}
+	outs = append(outs, exec.Output{Input: -1, Expr: e})
+	return &projectNode{base: base{schema: schema}, in: n, outs: outs, text: "extend key " + name}, len(schema) - 1, nil
+}

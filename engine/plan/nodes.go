@@ -1,0 +1,330 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join"
+	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/source"
+)
+
+// Node is one operator of a plan. Nodes are immutable once the plan is built, except for the liveness pass
+// that runs once inside Build.
+type Node interface {
+	Schema() column.Schema
+	Children() []Node
+	// need maps the node's live output columns to the live columns of each child.
+	need(out []bool) [][]bool
+	// open makes the running operator, given the children's operators.
+	open(ctx context.Context, budget *memory.Budget, children []exec.Operator) (exec.Operator, error)
+	// logical and physical describe the node for explain.
+	logical() string
+	physical() string
+	// rows is the planner's estimate of the output rows.
+	rows() float64
+	setLive(live []bool)
+}
+
+// base holds what every node has.
+type base struct {
+	schema column.Schema
+	live   []bool
+}
+
+func (b *base) Schema() column.Schema { return b.schema }
+func (b *base) setLive(l []bool)      { b.live = l }
+
+func all(n int) []bool {
+	out := make([]bool, n)
+	for i := range out {
+		out[i] = true
+	}
+	return out
+}
+
+func refs(in int, exprs ...expr.Expr) []bool {
+	need := make([]bool, in)
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		for _, r := range e.Refs(nil) {
+			need[r] = true
+		}
+	}
+	return need
+}
+
+func or(a, b []bool) []bool {
+	for i := range a {
+		a[i] = a[i] || b[i]
+	}
+	return a
+}
+
+// scanNode reads a source.
+type scanNode struct {
+	base
+	src source.Source
+}
+
+func (n *scanNode) Children() []Node     { return nil }
+func (n *scanNode) need([]bool) [][]bool { return nil }
+func (n *scanNode) rows() float64        { return float64(n.src.Rows()) }
+func (n *scanNode) logical() string      { return fmt.Sprintf("scan @%s", n.src.Name()) }
+func (n *scanNode) physical() string {
+	var read []string
+	for i, f := range n.schema {
+		if n.live[i] {
+			read = append(read, f.Name)
+		}
+	}
+	return fmt.Sprintf("scan @%s (%d rows) reading [%s]", n.src.Name(), n.src.Rows(), strings.Join(read, ", "))
+}
+func (n *scanNode) open(ctx context.Context, _ *memory.Budget, _ []exec.Operator) (exec.Operator, error) {
+	return exec.NewScan(ctx, n.src, n.schema, n.live), nil
+}
+
+// whereNode filters.
+type whereNode struct {
+	base
+	in   Node
+	pred expr.Expr
+	text string
+}
+
+func (n *whereNode) Children() []Node { return []Node{n.in} }
+func (n *whereNode) need(out []bool) [][]bool {
+	return [][]bool{or(append([]bool(nil), out...), refs(len(out), n.pred))}
+}
+func (n *whereNode) rows() float64    { return n.in.rows() * 0.5 }
+func (n *whereNode) logical() string  { return "where " + n.text }
+func (n *whereNode) physical() string { return "filter " + n.text }
+func (n *whereNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewFilter(c[0], n.pred), nil
+}
+
+// projectNode computes columns: project, project-away, extend, and the column list of distinct.
+type projectNode struct {
+	base
+	in   Node
+	outs []exec.Output
+	text string
+}
+
+func (n *projectNode) Children() []Node { return []Node{n.in} }
+func (n *projectNode) need(out []bool) [][]bool {
+	need := make([]bool, len(n.in.Schema()))
+	for i, o := range n.outs {
+		if !out[i] {
+			continue
+		}
+		if o.Input >= 0 {
+			need[o.Input] = true
+		}
+		or(need, refs(len(need), o.Expr))
+	}
+	return [][]bool{need}
+}
+func (n *projectNode) rows() float64    { return n.in.rows() }
+func (n *projectNode) logical() string  { return n.text }
+func (n *projectNode) physical() string { return "compute " + n.text }
+func (n *projectNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	outs := make([]exec.Output, len(n.outs))
+	for i, o := range n.outs {
+		if n.live[i] {
+			outs[i] = o
+		} else {
+			outs[i] = exec.Output{Input: -1}
+		}
+	}
+	return exec.NewProject(c[0], n.schema, outs), nil
+}
+
+// summarizeNode groups and aggregates.
+type summarizeNode struct {
+	base
+	in   Node
+	keys []expr.Expr
+	aggs []exec.Agg
+	text string
+}
+
+func (n *summarizeNode) Children() []Node { return []Node{n.in} }
+func (n *summarizeNode) need([]bool) [][]bool {
+	es := append([]expr.Expr(nil), n.keys...)
+	for _, a := range n.aggs {
+		es = append(es, a.Arg)
+	}
+	return [][]bool{refs(len(n.in.Schema()), es...)}
+}
+func (n *summarizeNode) rows() float64 {
+	if len(n.keys) == 0 {
+		return 1
+	}
+	return n.in.rows() * 0.5
+}
+func (n *summarizeNode) logical() string  { return "summarize " + n.text }
+func (n *summarizeNode) physical() string { return "hash aggregate " + n.text }
+func (n *summarizeNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewSummarize(c[0], n.schema, n.keys, n.aggs, b), nil
+}
+
+// sortNode sorts, or keeps the top rows when limit >= 0.
+type sortNode struct {
+	base
+	in    Node
+	keys  []exec.SortKey
+	limit int64
+	text  string
+}
+
+func (n *sortNode) Children() []Node { return []Node{n.in} }
+func (n *sortNode) need(out []bool) [][]bool {
+	need := append([]bool(nil), out...)
+	for _, k := range n.keys {
+		or(need, refs(len(need), k.Expr))
+	}
+	return [][]bool{need}
+}
+func (n *sortNode) rows() float64 {
+	if n.limit >= 0 {
+		return min(n.in.rows(), float64(n.limit))
+	}
+	return n.in.rows()
+}
+func (n *sortNode) logical() string {
+	if n.limit >= 0 {
+		return fmt.Sprintf("top %d by %s", n.limit, n.text)
+	}
+	return "sort by " + n.text
+}
+func (n *sortNode) physical() string {
+	if n.limit >= 0 {
+		return fmt.Sprintf("sort, keep first %d, by %s", n.limit, n.text)
+	}
+	return "sort by " + n.text
+}
+func (n *sortNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewSort(c[0], n.keys, n.limit, b), nil
+}
+
+// takeNode keeps the first n rows.
+type takeNode struct {
+	base
+	in Node
+	n  int64
+}
+
+func (n *takeNode) Children() []Node         { return []Node{n.in} }
+func (n *takeNode) need(out []bool) [][]bool { return [][]bool{out} }
+func (n *takeNode) rows() float64            { return min(n.in.rows(), float64(n.n)) }
+func (n *takeNode) logical() string          { return fmt.Sprintf("take %d", n.n) }
+func (n *takeNode) physical() string         { return fmt.Sprintf("take %d, then stop reading", n.n) }
+func (n *takeNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewTake(c[0], n.n), nil
+}
+
+// distinctNode keeps the first row of each distinct combination of its input's columns.
+type distinctNode struct {
+	base
+	in Node
+}
+
+func (n *distinctNode) Children() []Node     { return []Node{n.in} }
+func (n *distinctNode) need([]bool) [][]bool { return [][]bool{all(len(n.schema))} }
+func (n *distinctNode) rows() float64        { return n.in.rows() * 0.5 }
+func (n *distinctNode) logical() string      { return "distinct " + names(n.schema) }
+func (n *distinctNode) physical() string     { return "hash distinct " + names(n.schema) }
+func (n *distinctNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewDistinct(c[0], b), nil
+}
+
+// countNode counts.
+type countNode struct {
+	base
+	in Node
+}
+
+func (n *countNode) Children() []Node     { return []Node{n.in} }
+func (n *countNode) need([]bool) [][]bool { return [][]bool{make([]bool, len(n.in.Schema()))} }
+func (n *countNode) rows() float64        { return 1 }
+func (n *countNode) logical() string      { return "count" }
+func (n *countNode) physical() string     { return "count" }
+func (n *countNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewCount(c[0]), nil
+}
+
+// Strategy names a join algorithm.
+type Strategy string
+
+const (
+	StrategyHash       Strategy = "hash"
+	StrategyNestedLoop Strategy = "nestedloop"
+)
+
+// joinNode joins its two children.
+type joinNode struct {
+	base
+	left, right Node
+	spec        *join.Spec
+	strategy    Strategy
+	buildLeft   bool
+	reason      string
+	on          string
+}
+
+func (n *joinNode) Children() []Node { return []Node{n.left, n.right} }
+func (n *joinNode) need(out []bool) [][]bool {
+	l, r := make([]bool, len(n.spec.Left)), make([]bool, len(n.spec.Right))
+	for i, o := range n.spec.LeftOut {
+		l[i] = o >= 0 && out[o]
+	}
+	for i, o := range n.spec.RightOut {
+		r[i] = o >= 0 && out[o]
+	}
+	for i := range n.spec.LeftKeys {
+		l[n.spec.LeftKeys[i]], r[n.spec.RightKeys[i]] = true, true
+	}
+	return [][]bool{l, r}
+}
+func (n *joinNode) rows() float64 {
+	l, r := n.left.rows(), n.right.rows()
+	return max(l, r)
+}
+func (n *joinNode) logical() string {
+	return fmt.Sprintf("join kind=%s on %s", n.spec.Kind, n.on)
+}
+func (n *joinNode) physical() string {
+	side := "right"
+	if n.buildLeft {
+		side = "left"
+	}
+	switch n.strategy {
+	case StrategyHash:
+		return fmt.Sprintf("hash join kind=%s, build %s side: %s", n.spec.Kind, side, n.reason)
+	}
+	return fmt.Sprintf("%s join kind=%s: %s", n.strategy, n.spec.Kind, n.reason)
+}
+func (n *joinNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+	switch n.strategy {
+	case StrategyHash:
+		return join.NewHash(n.spec, c[0], c[1], n.buildLeft, b), nil
+	case StrategyNestedLoop:
+		return join.NewNestedLoop(n.spec, c[0], c[1], b), nil
+	}
+	return nil, fmt.Errorf("plan: no operator for strategy %s", n.strategy)
+}
+
+func names(s column.Schema) string {
+	out := make([]string, 0, len(s))
+	for _, f := range s {
+		out = append(out, f.Name)
+	}
+	return strings.Join(out, ", ")
+}

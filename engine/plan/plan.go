@@ -1,0 +1,139 @@
+// Package plan turns a parsed query into a plan: names resolved against the sources' schemas, types checked,
+// a join strategy chosen with its reason, and the columns each scan must read worked out from what the rest of
+// the query uses. A Plan is immutable and can be opened any number of times into a tree of running operators.
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/source"
+)
+
+// Plan is a validated, planned query.
+type Plan struct {
+	root Node
+	// visible are the root's output columns that the query returns (hidden nested-path columns are not).
+	visible []int
+	schema  column.Schema
+}
+
+// Build plans q against sources, keyed by the name written after '@'. Errors about the query are *kql.Error
+// values carrying a position.
+func Build(q *kql.Query, sources map[string]source.Source) (*Plan, error) {
+	b := &binder{sources: sources, paths: dottedNames(q), names: map[*kql.Query][]string{}}
+	b.collectNames(q, nil)
+	root, err := b.query(q)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{root: root}
+	live := make([]bool, len(root.Schema()))
+	for i, f := range root.Schema() {
+		if !f.Hidden {
+			live[i] = true
+			p.visible = append(p.visible, i)
+			p.schema = append(p.schema, f)
+		}
+	}
+	setLive(root, live)
+	return p, nil
+}
+
+// setLive marks the columns of n that something reads, and recursively of its children, so that scans read
+// only those and operators skip computing the rest.
+func setLive(n Node, live []bool) {
+	n.setLive(live)
+	for i, need := range n.need(live) {
+		setLive(n.Children()[i], need)
+	}
+}
+
+// Schema is the output schema.
+func (p *Plan) Schema() column.Schema { return p.schema }
+
+// Open makes the running operators of the plan, returning the root; its batches hold only the visible columns.
+func (p *Plan) Open(ctx context.Context, budget *memory.Budget) (exec.Operator, error) {
+	op, err := open(ctx, p.root, budget)
+	if err != nil {
+		return nil, err
+	}
+	return &visibleOnly{in: op, cols: p.visible, schema: p.schema}, nil
+}
+
+func open(ctx context.Context, n Node, budget *memory.Budget) (exec.Operator, error) {
+	var children []exec.Operator
+	for _, c := range n.Children() {
+		op, err := open(ctx, c, budget)
+		if err != nil {
+			return nil, err
+		}
+		children = append(children, op)
+	}
+	return n.open(ctx, budget, children)
+}
+
+// visibleOnly drops the hidden columns from the root's batches.
+type visibleOnly struct {
+	in     exec.Operator
+	cols   []int
+	schema column.Schema
+}
+
+func (v *visibleOnly) Schema() column.Schema { return v.schema }
+
+func (v *visibleOnly) Next(ctx context.Context) (*column.Batch, error) {
+	b, err := v.in.Next(ctx)
+	if b == nil || err != nil {
+		return nil, err
+	}
+	cols := make([]*column.Vector, len(v.cols))
+	for i, c := range v.cols {
+		cols[i] = b.Cols[c]
+		if cols[i] == nil { // cannot happen: visible columns are live
+			return nil, fmt.Errorf("plan: output column %s was not computed", v.schema[i].Name)
+		}
+	}
+	return column.NewBatch(cols, b.N), nil
+}
+
+// Explain prints the logical plan (what the query asks, with each node's columns) and the physical plan (how
+// it runs: strategies and their reasons, the columns each scan reads).
+func (p *Plan) Explain() string {
+	var b strings.Builder
+	b.WriteString("logical plan:\n")
+	explain(&b, p.root, 1, func(n Node) string {
+		return fmt.Sprintf("%s  => [%s]", n.logical(), describeSchema(n.Schema()))
+	})
+	b.WriteString("physical plan:\n")
+	explain(&b, p.root, 1, func(n Node) string {
+		return fmt.Sprintf("%s  (est. %.0f rows)", n.physical(), n.rows())
+	})
+	return b.String()
+}
+
+func explain(b *strings.Builder, n Node, depth int, line func(Node) string) {
+	b.WriteString(strings.Repeat("  ", depth))
+	b.WriteString(line(n))
+	b.WriteByte('\n')
+	for _, c := range n.Children() {
+		explain(b, c, depth+1, line)
+	}
+}
+
+func describeSchema(s column.Schema) string {
+	parts := make([]string, 0, len(s))
+	for _, f := range s {
+		h := ""
+		if f.Hidden {
+			h = " hidden"
+		}
+		parts = append(parts, fmt.Sprintf("%s:%s%s", f.Name, f.Type, h))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,254 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/joinlab/joinlab/engine/column"
+)
+
+// JSONL is a JSON-lines source: one JSON object per line. It keeps the raw lines and reads each requested
+// column with a gjson path at scan time, so a query pays only for the fields it uses.
+type JSONL struct {
+	name  string
+	lines [][]byte // raw objects; blank lines dropped
+	top   column.Schema
+
+	mu    sync.Mutex
+	paths map[string]column.Type // nested paths typed on first request
+}
+
+// FromJSONL parses JSON-lines data. Every non-blank line must be a JSON object; the first one that is not is
+// reported with its line number. Top-level keys become columns in order of first appearance, typed from all
+// their values (see kinds.columnType).
+func FromJSONL(name string, data []byte) (*JSONL, error) {
+	s := &JSONL{name: name, paths: map[string]column.Type{}}
+	seen := map[string]int{}
+	var order []string
+	var saw []kinds
+	lineNo := 0
+	for len(data) > 0 {
+		lineNo++
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if !gjson.ValidBytes(line) {
+			return nil, fmt.Errorf("source %s: line %d: malformed JSON", name, lineNo)
+		}
+		doc := gjson.ParseBytes(line)
+		if !doc.IsObject() {
+			return nil, fmt.Errorf("source %s: line %d: expected a JSON object, found %s", name, lineNo, describe(doc))
+		}
+		doc.ForEach(func(k, v gjson.Result) bool {
+			i, ok := seen[k.Str]
+			if !ok {
+				i = len(order)
+				seen[k.Str] = i
+				order = append(order, k.Str)
+				saw = append(saw, 0)
+			}
+			saw[i] |= kindOf(v)
+			return true
+		})
+		s.lines = append(s.lines, line)
+	}
+	for i, k := range order {
+		s.top = append(s.top, column.Field{Name: k, Type: saw[i].columnType()})
+	}
+	return s, nil
+}
+
+func describe(r gjson.Result) string {
+	switch {
+	case r.IsArray():
+		return "an array"
+	case r.Type == gjson.String:
+		return "a string"
+	case r.Type == gjson.Number:
+		return "a number"
+	case r.Type == gjson.Null:
+		return "null"
+	default:
+		return "a boolean"
+	}
+}
+
+func kindOf(v gjson.Result) kinds {
+	switch v.Type {
+	case gjson.Null:
+		return 0
+	case gjson.True, gjson.False:
+		return sawBool
+	case gjson.Number:
+		if isIntegral(v.Raw) {
+			return sawLong
+		}
+		return sawReal
+	case gjson.String:
+		if _, ok := column.ParseDateTime(v.Str); ok {
+			return sawDateTime
+		}
+		return sawString
+	default:
+		return sawNested
+	}
+}
+
+// isIntegral reports whether a JSON number is written as an integer that fits in int64.
+func isIntegral(raw string) bool {
+	if strings.ContainsAny(raw, ".eE") {
+		return false
+	}
+	_, err := strconv.ParseInt(raw, 10, 64)
+	return err == nil
+}
+
+func (s *JSONL) Name() string { return s.name }
+func (s *JSONL) Rows() int    { return len(s.lines) }
+
+// Schema returns the top-level columns, then a hidden column for each dotted path in paths that reaches into
+// one of them (actor.alternateId when actor is a top-level key), typed from the values at that path.
+func (s *JSONL) Schema(paths []string) column.Schema {
+	out := append(column.Schema(nil), s.top...)
+	for _, p := range paths {
+		dot := strings.IndexByte(p, '.')
+		if dot <= 0 || out.Index(p) >= 0 {
+			continue
+		}
+		if i := s.top.Index(p[:dot]); i < 0 || s.top[i].Type != column.Dynamic {
+			continue
+		}
+		out = append(out, column.Field{Name: p, Type: s.pathType(p), Hidden: true})
+	}
+	return out
+}
+
+func (s *JSONL) pathType(p string) column.Type {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.paths[p]; ok {
+		return t
+	}
+	var k kinds
+	gp := gjsonPath(p)
+	for _, line := range s.lines {
+		k |= kindOf(gjson.GetBytes(line, gp))
+	}
+	t := k.columnType()
+	s.paths[p] = t
+	return t
+}
+
+// gjsonPath escapes the characters gjson treats as syntax, leaving dots as separators.
+func gjsonPath(p string) string {
+	if !strings.ContainsAny(p, `*?|#@\!=<>%`) {
+		return p
+	}
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?|#@\!=<>%`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Scan reads the requested columns. A top-level column is read by its escaped name (dots in a key are not
+// separators there); a hidden column by its path.
+func (s *JSONL) Scan(_ context.Context, cols []column.Field) Iterator {
+	paths := make([]string, len(cols))
+	for i, f := range cols {
+		if s.top.Index(f.Name) >= 0 {
+			paths[i] = gjsonPath(strings.ReplaceAll(f.Name, ".", `\.`))
+		} else {
+			paths[i] = gjsonPath(f.Name)
+		}
+	}
+	return &jsonlIter{s: s, cols: cols, paths: paths}
+}
+
+type jsonlIter struct {
+	s     *JSONL
+	cols  []column.Field
+	paths []string
+	pos   int
+}
+
+func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
+	lines := it.s.lines
+	if it.pos >= len(lines) {
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	hi := min(it.pos+BatchRows, len(lines))
+	vecs := make([]*column.Vector, len(it.cols))
+	for c, f := range it.cols {
+		v := column.NewVector(f.Type, hi-it.pos)
+		for _, line := range lines[it.pos:hi] {
+			appendJSON(v, gjson.GetBytes(line, it.paths[c]))
+		}
+		vecs[c] = v
+	}
+	b := column.NewBatch(vecs, hi-it.pos)
+	it.pos = hi
+	return b, nil
+}
+
+// appendJSON converts one JSON value to the vector's type. The type came from inference over the same data, so
+// every value fits; a value of another kind (only possible in a widened string or dynamic column) is kept as
+// written.
+func appendJSON(v *column.Vector, r gjson.Result) {
+	if r.Type == gjson.Null || !r.Exists() {
+		v.AppendNull()
+		return
+	}
+	switch v.Type {
+	case column.Bool:
+		v.AppendBool(r.Type == gjson.True)
+	case column.Long:
+		n, err := strconv.ParseInt(r.Raw, 10, 64)
+		if err != nil {
+			v.AppendNull()
+			return
+		}
+		v.AppendInt(n)
+	case column.Real:
+		f, err := strconv.ParseFloat(r.Raw, 64)
+		if err != nil {
+			f = math.NaN()
+		}
+		v.AppendReal(f)
+	case column.DateTime:
+		ns, ok := column.ParseDateTime(r.Str)
+		if !ok {
+			v.AppendNull()
+			return
+		}
+		v.AppendInt(ns)
+	case column.String:
+		if r.Type == gjson.String {
+			v.AppendString(r.Str)
+		} else {
+			v.AppendString(r.Raw)
+		}
+	default:
+		v.AppendString(r.Raw)
+	}
+}
