@@ -148,8 +148,10 @@ func (l *lexer) next() (token, *Error) {
 	switch c := l.src[l.off]; {
 	case isIdentStart(c):
 		l.off = l.identEnd(l.off)
-		if l.src[start:l.off] == "project" && strings.HasPrefix(l.src[l.off:], "-away") && !isIdentChar(l.at(l.off+5)) {
-			l.off += len("-away")
+		// project-away is the one hyphenated word; anywhere else a '-' between words is a minus.
+		const away = "-away"
+		if l.src[start:l.off] == "project" && strings.HasPrefix(l.src[l.off:], away) && !isIdentChar(l.at(l.off+len(away))) {
+			l.off += len(away)
 		}
 		return emit(tIdent, l.src[start:l.off])
 	case isDigit(c):

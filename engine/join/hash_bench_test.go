@@ -1,0 +1,91 @@
+package join
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// The benchmark inputs: a 1M-row build side with unique keys 0..1M-1 and a 5M-row probe side with keys uniform
+// over 0..2M-1, so about half the probe rows match one build row. Keys come from an integer hash of the row
+// number (no RNG state), so any engine can regenerate the same data.
+const (
+	benchBuildRows = 1_000_000
+	benchProbeRows = 5_000_000
+)
+
+func mix(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	return x ^ x>>33
+}
+
+var benchTables = sync.OnceValues(func() ([2]*column.Table, [2]*column.Table) {
+	gen := func(rows int, key func(i int) int64, str bool) *column.Table {
+		kt := column.Long
+		if str {
+			kt = column.String
+		}
+		t := column.NewTable(column.Schema{{Name: "k", Type: kt}, {Name: "v", Type: column.Long}})
+		for i := 0; i < rows; i++ {
+			k := key(i)
+			if str {
+				t.Cols[0].AppendString(fmt.Sprintf("u%015d", k)) // 16 bytes
+			} else {
+				t.Cols[0].AppendInt(k)
+			}
+			t.Cols[1].AppendInt(int64(i))
+		}
+		t.N = rows
+		return t
+	}
+	build := func(i int) int64 { return int64((uint64(i) * 0x9E3779B97F4A7C15) % benchBuildRows) }
+	probe := func(i int) int64 { return int64(mix(uint64(i)) % (2 * benchBuildRows)) }
+	return [2]*column.Table{gen(benchBuildRows, build, false), gen(benchProbeRows, probe, false)},
+		[2]*column.Table{gen(benchBuildRows, build, true), gen(benchProbeRows, probe, true)}
+})
+
+func benchmarkHash(b *testing.B, tabs [2]*column.Table) {
+	build, probe := tabs[0], tabs[1]
+	spec, err := NewSpec(Inner, probe.Schema, build.Schema, []int{0}, []int{0})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var out int
+	for range b.N {
+		h := NewHash(spec, &tableOp{t: probe, size: 4096}, &tableOp{t: build, size: 4096}, false, memory.NewBudget(0))
+		out = 0
+		for {
+			batch, err := h.Next(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if batch == nil {
+				break
+			}
+			out += batch.N
+		}
+	}
+	rows := float64(build.N + probe.N)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+	b.ReportMetric(float64(out), "out_rows")
+}
+
+// BenchmarkHashInt64 is the 1M ⋈ 5M hash join on int64 keys.
+func BenchmarkHashInt64(b *testing.B) {
+	ints, _ := benchTables()
+	benchmarkHash(b, ints)
+}
+
+// BenchmarkHashString is the same join on 16-byte string keys.
+func BenchmarkHashString(b *testing.B) {
+	_, strs := benchTables()
+	benchmarkHash(b, strs)
+}

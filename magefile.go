@@ -1,0 +1,316 @@
+//go:build mage
+
+// The joinlab build. Run a target with "go run mage.go TARGET"; "go run mage.go -l" lists them.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	// mg is also what keeps mage in go.mod: go mod tidy skips mage.go, whose build tag is ignore.
+	"github.com/magefile/mage/mg"
+
+	"github.com/joinlab/joinlab/web/site"
+)
+
+const (
+	buildDir = "build"
+	siteDir  = "build/site"
+	cliDir   = "./cmd/joinlab"
+	cliOut   = "build/joinlab"
+
+	// testTimeout is generous: the browser test builds the wasm and starts Chromium, and on a shared
+	// 2-core machine a cold build of everything takes minutes.
+	testTimeout = "30m"
+	// defaultFuzzTime is how long `fuzz` runs each target; FUZZTIME overrides it.
+	defaultFuzzTime = "30s"
+)
+
+// Build builds the playground into build/site (app.wasm, wasm_exec.js, assets) and the CLI into build/joinlab.
+func Build(ctx context.Context) error {
+	fmt.Printf("building %s\n", siteDir)
+	if err := site.Build(ctx, ".", siteDir, os.Stderr); err != nil {
+		return err
+	}
+	if st, err := os.Stat(filepath.Join(siteDir, "app.wasm")); err == nil {
+		fmt.Printf("  app.wasm %.1f MiB\n", float64(st.Size())/(1<<20))
+	}
+	if _, err := os.Stat(cliDir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Printf("no %s yet: skipping the CLI\n", cliDir)
+		return nil
+	}
+	fmt.Printf("building %s\n", cliOut)
+	return run(ctx, nil, mg.GoCmd(), "build", "-o", cliOut, cliDir)
+}
+
+// Serve builds, then serves build/site on 127.0.0.1:$PORT (default 8080) until interrupted.
+func Serve(ctx context.Context) error {
+	if err := Build(ctx); err != nil {
+		return err
+	}
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: site.Handler(siteDir), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	fmt.Printf("joinlab playground: http://%s/  (Ctrl+C stops it)\n", ln.Addr())
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Test makes sure Chromium and Node are there, then runs go vet (native and js/wasm), a gofmt check, the native tests (the browser
+// test among them) and the engine's tests under js/wasm. Every step runs; the target fails if any did.
+func Test(ctx context.Context) error {
+	var s steps
+	s.do("chromium", func() error { return ensureChromium(ctx) })
+	s.do("go vet", func() error { return run(ctx, nil, mg.GoCmd(), "vet", "./...") })
+	// The wasm entry points build only for js/wasm, so the native vet never sees them.
+	s.do("go vet (js/wasm)", func() error {
+		return run(ctx, []string{"GOOS=js", "GOARCH=wasm"}, mg.GoCmd(), "vet", "./wasm/...")
+	})
+	s.do("gofmt", checkGofmt)
+	s.do("go test (native)", func() error {
+		return run(ctx, nil, mg.GoCmd(), "test", "-timeout", testTimeout, "./...")
+	})
+	s.do("go test (js/wasm)", func() error { return testWasm(ctx) })
+	return s.summary()
+}
+
+// Fuzz runs each fuzz target of the module for $FUZZTIME (default 30s).
+func Fuzz(ctx context.Context) error {
+	fuzzTime := os.Getenv("FUZZTIME")
+	if fuzzTime == "" {
+		fuzzTime = defaultFuzzTime
+	}
+	targets, err := fuzzTargets(ctx)
+	if err != nil {
+		return err
+	}
+	if len(targets) == 0 {
+		fmt.Println("no fuzz targets")
+		return nil
+	}
+	var s steps
+	for _, t := range targets {
+		s.do(t.pkg+" "+t.name, func() error {
+			return run(ctx, nil, mg.GoCmd(), "test", "-run=^$", "-fuzz=^"+t.name+"$", "-fuzztime="+fuzzTime, t.pkg)
+		})
+	}
+	return s.summary()
+}
+
+// Clean removes build/.
+func Clean() error {
+	return os.RemoveAll(buildDir)
+}
+
+// steps runs the parts of a target in order, times them and reports them together at the end.
+type steps struct {
+	results []stepResult
+}
+
+type stepResult struct {
+	name string
+	took time.Duration
+	err  error
+}
+
+func (s *steps) do(name string, f func() error) {
+	fmt.Printf("\n=== %s\n", name)
+	start := time.Now()
+	err := f()
+	s.results = append(s.results, stepResult{name, time.Since(start), err})
+	if err != nil {
+		fmt.Printf("--- %s FAILED: %v\n", name, err)
+	}
+}
+
+func (s *steps) summary() error {
+	fmt.Println("\n=== summary")
+	var failed []string
+	for _, r := range s.results {
+		status := "ok  "
+		if r.err != nil {
+			status = "FAIL"
+			failed = append(failed, r.name)
+		}
+		fmt.Printf("%s  %-20s %6.1fs\n", status, r.name, r.took.Seconds())
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("failed: %s", strings.Join(failed, ", "))
+	}
+	fmt.Println("all steps passed")
+	return nil
+}
+
+// run runs a command with its output on ours, and env added to our environment.
+func run(ctx context.Context, env []string, name string, args ...string) error {
+	fmt.Printf("$ %s%s %s\n", envPrefix(env), name, strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), env...)
+	return cmd.Run()
+}
+
+func envPrefix(env []string) string {
+	if len(env) == 0 {
+		return ""
+	}
+	return strings.Join(env, " ") + " "
+}
+
+// chromiumPath finds the browser the browser tests drive (web/browser looks in the same places).
+func chromiumPath() (string, bool) {
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p, true
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium", true
+	}
+	return "", false
+}
+
+// ensureChromium installs Debian's chromium package when it is missing and we are root (as CI is).
+func ensureChromium(ctx context.Context) error {
+	if p, ok := chromiumPath(); ok {
+		fmt.Printf("chromium: %s\n", p)
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("chromium is not installed; the browser tests need it: sudo apt-get install -y chromium")
+	}
+	fmt.Println("chromium is missing: installing it with apt-get (a few minutes)")
+	env := []string{"DEBIAN_FRONTEND=noninteractive"}
+	if err := run(ctx, env, "apt-get", "update"); err != nil {
+		return fmt.Errorf("apt-get update: %w", err)
+	}
+	// With its recommended packages, as on a developer's machine: they bring the fonts the screenshots show.
+	if err := run(ctx, env, "apt-get", "install", "-y", "chromium"); err != nil {
+		return fmt.Errorf("apt-get install chromium: %w", err)
+	}
+	if _, ok := chromiumPath(); !ok {
+		return errors.New("apt-get installed chromium but no chromium binary is on PATH or at /usr/bin/chromium")
+	}
+	return nil
+}
+
+// skipDir reports whether gofmt's walk skips a directory: the ones the go command ignores, and build output.
+func skipDir(path string, d fs.DirEntry) bool {
+	name := d.Name()
+	if path == "." {
+		return false
+	}
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+		name == "testdata" || name == "node_modules" || path == buildDir
+}
+
+// checkGofmt fails listing the Go files that gofmt would change.
+func checkGofmt() error {
+	var files []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if skipDir(path, d) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	out, err := exec.Command("gofmt", append([]string{"-l"}, files...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("gofmt: %v\n%s", err, out)
+	}
+	if bad := strings.Fields(string(out)); len(bad) > 0 {
+		return fmt.Errorf("not gofmt-formatted (run gofmt -w): %s", strings.Join(bad, " "))
+	}
+	fmt.Printf("%d files formatted\n", len(files))
+	return nil
+}
+
+// wasmTestPackages are the packages also tested under js/wasm, as the browser runs them: the engine, and the
+// runner the playground calls it through.
+var wasmTestPackages = []string{"./engine/...", "./web/runner/..."}
+
+func testWasm(ctx context.Context) error {
+	if _, err := exec.LookPath("node"); err != nil {
+		return errors.New("node is not installed; the js/wasm tests run under Node 20: apt-get install -y nodejs")
+	}
+	goroot, err := exec.CommandContext(ctx, mg.GoCmd(), "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %w", err)
+	}
+	execWasm := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "go_js_wasm_exec")
+	args := append([]string{"test", "-timeout", testTimeout, "-exec=" + execWasm}, wasmTestPackages...)
+	return run(ctx, []string{"GOOS=js", "GOARCH=wasm"}, mg.GoCmd(), args...)
+}
+
+type fuzzTarget struct{ pkg, name string }
+
+var fuzzFunc = regexp.MustCompile(`^func (Fuzz\w*)\(\w+ \*testing\.F\)`)
+
+// fuzzTargets finds the Fuzz functions in the module's test files.
+func fuzzTargets(ctx context.Context) ([]fuzzTarget, error) {
+	out, err := exec.CommandContext(ctx, mg.GoCmd(), "list", "-f",
+		`{{.ImportPath}}{{range .TestGoFiles}} {{$.Dir}}/{{.}}{{end}}{{range .XTestGoFiles}} {{$.Dir}}/{{.}}{{end}}`,
+		"./...").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	var targets []fuzzTarget
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			continue
+		}
+		for _, file := range fields[1:] {
+			f, err := os.Open(file)
+			if err != nil {
+				return nil, err
+			}
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				if m := fuzzFunc.FindStringSubmatch(sc.Text()); m != nil {
+					targets = append(targets, fuzzTarget{fields[0], m[1]})
+				}
+			}
+			f.Close()
+			if err := sc.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return targets, nil
+}

@@ -1,0 +1,309 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/joinlab/joinlab/web/site"
+)
+
+const (
+	// loadTimeout covers fetching and compiling app.wasm (a few MiB) on a busy 2-core machine.
+	loadTimeout = 60 * time.Second
+	// runTimeout covers one query over the page's small sources.
+	runTimeout = 30 * time.Second
+	// testTimeout bounds a whole test, browser start included.
+	testTimeout = 3 * time.Minute
+	pollEvery   = 100 * time.Millisecond
+)
+
+// The site is built and served once for all tests of the package.
+var (
+	siteOnce sync.Once
+	siteURL  string
+	siteErr  error
+	siteStop func()
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if siteStop != nil {
+		siteStop()
+	}
+	os.Exit(code)
+}
+
+// serveSite builds the site into a temporary directory and serves it with site.Handler, the handler
+// `go run mage.go serve` uses.
+func serveSite(t *testing.T) string {
+	t.Helper()
+	siteOnce.Do(func() {
+		root, err := site.ModuleRoot()
+		if err != nil {
+			siteErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "joinlab-site-")
+		if err != nil {
+			siteErr = err
+			return
+		}
+		var log strings.Builder
+		start := time.Now()
+		if err := site.Build(context.Background(), root, dir, &log); err != nil {
+			os.RemoveAll(dir)
+			siteErr = fmt.Errorf("%w\n%s", err, log.String())
+			return
+		}
+		if st, err := os.Stat(filepath.Join(dir, "app.wasm")); err == nil {
+			t.Logf("built the site in %.1fs; app.wasm is %.1f MiB", time.Since(start).Seconds(), float64(st.Size())/(1<<20))
+		}
+		srv := httptest.NewServer(site.Handler(dir)) // listens on 127.0.0.1
+		siteURL = srv.URL + "/"
+		siteStop = func() { srv.Close(); os.RemoveAll(dir) }
+	})
+	if siteErr != nil {
+		t.Fatalf("build the site: %v", siteErr)
+	}
+	return siteURL
+}
+
+// chromium finds the browser where `go run mage.go test` puts it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	t.Fatal("Chromium is not installed; the browser tests need it: sudo apt-get install -y chromium " +
+		"(go run mage.go test installs it when run as root)")
+	return ""
+}
+
+// page is one browser tab on the playground, with the console messages it has printed.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu      sync.Mutex
+	console []string
+}
+
+// openPlayground starts a headless Chromium, opens the playground in it and waits until Run is enabled.
+func openPlayground(t *testing.T) *page {
+	t.Helper()
+	url := serveSite(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+		// Nothing outside 127.0.0.1 is reachable here, and the browser must not try.
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
+	ctx, cancelTimeout := context.WithTimeout(tabCtx, testTimeout)
+	// Cleanups run last-registered first: the browser stops before t.TempDir removes its profile.
+	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+
+	p := &page{t: t, ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil { // start the browser and open the tab
+		t.Fatalf("start Chromium: %v", err)
+	}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.console = append(p.console, fmt.Sprintf("%s: %s", m.Type, m.Text))
+			p.mu.Unlock()
+		}
+	}()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	p.waitFor("the Run button to be enabled", `!document.querySelector("#run").disabled`, loadTimeout)
+	return p
+}
+
+// waitFor polls expr in the page until it is true. A page that renders continuously never lets DOM waits
+// settle, so this asks the page directly.
+func (p *page) waitFor(what, expr string, timeout time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](expr))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) || p.ctx.Err() != nil {
+			p.t.Fatalf("waited %v for %s (last error: %v)\n%s", timeout, what, err, p.state())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// state describes the page for a failure message.
+func (p *page) state() string {
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({
+		status: document.querySelector("#status").textContent,
+		error: document.querySelector("#error").textContent,
+		rowcount: document.querySelector("#rowcount").textContent,
+		rows: document.querySelectorAll("#results tbody tr").length,
+	})`))
+	if err != nil {
+		s = fmt.Sprintf("(page state unavailable: %v)", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("page: %s\nconsole:\n  %s", s, strings.Join(p.console, "\n  "))
+}
+
+// checkConsole fails the test for any error the page logged: a blocked script or style (the server sends a
+// strict Content-Security-Policy), a missing file, an uncaught exception.
+func (p *page) checkConsole() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.console {
+		if strings.HasPrefix(m, string(chromedp.ConsoleError)+":") || strings.HasPrefix(m, string(chromedp.ConsoleException)+":") {
+			p.t.Errorf("console %s", m)
+		}
+	}
+}
+
+func (p *page) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, steps...); err != nil {
+		p.t.Fatalf("%s: %v\n%s", what, err, p.state())
+	}
+}
+
+func evaluate[T any](p *page, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		p.t.Fatalf("evaluate %s: %v\n%s", expr, err, p.state())
+	}
+	return v
+}
+
+// screenshot saves the whole page to build/screenshots/NAME.png. It is deferred by each test, so a failing
+// test leaves a picture of what went wrong too.
+func (p *page) screenshot(name string) {
+	root, err := site.ModuleRoot()
+	if err != nil {
+		p.t.Errorf("screenshot: %v", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	if errors.Is(p.ctx.Err(), context.DeadlineExceeded) {
+		// The test's own time ran out; the tab still answers, so take the picture with a fresh deadline.
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(p.ctx), 10*time.Second)
+		defer cancel()
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Errorf("screenshot: %v", err)
+		return
+	}
+	dir := filepath.Join(root, "build", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Errorf("screenshot: %v", err)
+		return
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Errorf("screenshot: %v", err)
+		return
+	}
+	p.t.Logf("screenshot: %s", path)
+}
+
+// rowsOrError is true once the page shows result rows or an error.
+const rowsOrError = `document.querySelectorAll("#results tbody tr").length > 0 ||
+	document.querySelector("#error").textContent.trim() !== ""`
+
+func TestJoinShowsRows(t *testing.T) {
+	p := openPlayground(t)
+	defer p.screenshot("join")
+
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	p.waitFor("rows or an error", rowsOrError, runTimeout)
+	if msg := evaluate[string](p, `document.querySelector("#error").textContent`); msg != "" {
+		t.Fatalf("the page shows an error: %s\n%s", msg, p.state())
+	}
+
+	header := evaluate[[]string](p, `[...document.querySelectorAll("#results thead th")].map(th => th.textContent)`)
+	if want := []string{"name", "song_id"}; !slices.Equal(header, want) {
+		t.Errorf("columns %q, want %q", header, want)
+	}
+	cells := evaluate[[][]string](p,
+		`[...document.querySelectorAll("#results tbody tr")].map(tr => [...tr.cells].map(td => td.textContent))`)
+	var got []string
+	for _, row := range cells {
+		got = append(got, strings.Join(row, " "))
+	}
+	slices.Sort(got) // the join's output order is not part of its contract
+	want := []string{
+		"Daffy 500", "Mickey 100", "Mickey 200", "Minnie 100", "Minnie 200", "Pluto 100", "Pluto 300", "Pluto 400",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n got %q\nwant %q", got, want)
+	}
+	if count := evaluate[string](p, `document.querySelector("#rowcount").textContent`); count != "8 rows" {
+		t.Errorf("row count %q, want %q", count, "8 rows")
+	}
+	p.checkConsole()
+}
+
+func TestBadQueryShowsPositionedError(t *testing.T) {
+	p := openPlayground(t)
+	defer p.screenshot("bad-query")
+
+	p.do("type a bad query and press Ctrl+Enter",
+		chromedp.SetValue(chromedp.CSS("#query"), `@Users | where (`),
+		chromedp.Focus(chromedp.CSS("#query")),
+		chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+	)
+	p.waitFor("an error", `document.querySelector("#error").textContent.trim() !== ""`, runTimeout)
+
+	msg := evaluate[string](p, `document.querySelector("#error").textContent`)
+	if !strings.Contains(msg, "1:") || !strings.Contains(msg, "expected") {
+		t.Errorf("error %q: want a position (1:…) and what was expected", msg)
+	}
+	if !evaluate[bool](p, `!document.querySelector("#error").hidden`) {
+		t.Error("the error is set but hidden")
+	}
+	if n := evaluate[int](p, `document.querySelectorAll("#results tbody tr").length`); n != 0 {
+		t.Errorf("%d result rows shown beside the error", n)
+	}
+	p.checkConsole()
+}
