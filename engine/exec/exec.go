@@ -6,6 +6,8 @@ import (
 	"context"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // Operator is a running operator: a stateful stream of batches, made fresh for each execution of a plan.
@@ -42,4 +44,19 @@ func Materialize(ctx context.Context, op Operator) (*column.Table, error) {
 	t := column.NewTable(op.Schema())
 	err := Drain(ctx, op, func(b *column.Batch) error { t.Append(b); return nil })
 	return t, err
+}
+
+// Env is what every operator of one execution shares: the memory budget, the trace sink and the run's details.
+type Env struct {
+	Budget  *memory.Budget
+	Trace   trace.Sink
+	Details *trace.Details
+}
+
+// NewEnv returns an Env with the given budget, discarding events when sink is nil.
+func NewEnv(budget *memory.Budget, sink trace.Sink) *Env {
+	if sink == nil {
+		sink = trace.Discard
+	}
+	return &Env{Budget: budget, Trace: sink, Details: &trace.Details{}}
 }

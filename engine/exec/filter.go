@@ -26,6 +26,12 @@ func (f *Filter) Next(ctx context.Context) (*column.Batch, error) {
 		mask := f.pred.Eval(b)
 		idx := make([]int32, 0, b.N)
 		for i := 0; i < b.N; i++ {
+			if mask.Type != column.Bool { // a dynamic predicate, such as a nested path: only JSON true keeps
+				if t, ok := expr.Truth(mask.Value(i)); ok && t {
+					idx = append(idx, int32(i))
+				}
+				continue
+			}
 			if mask.Bools[i] && !mask.IsNull(i) {
 				idx = append(idx, int32(i))
 			}

@@ -150,6 +150,15 @@ func (s *Summarize) accumulate(st *aggState, a Agg, v *column.Vector, r int) err
 	x := v.Value(r)
 	switch a.Func {
 	case "sum", "avg":
+		if x.Type == column.Dynamic {
+			// An untyped value counts only when it holds a number; the result is real (see plan.aggregate).
+			n, ok := expr.Numeric(x)
+			if !ok {
+				return nil
+			}
+			st.f += n.Float()
+			break
+		}
 		if x.Type == column.Real || a.Func == "avg" {
 			st.f += x.Float()
 		} else {

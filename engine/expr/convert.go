@@ -39,6 +39,11 @@ func FormatReal(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
+	// Like .NET's shortest round-trip form, which KQL prints: plain digits from 1e-5 up to 1e15 (1000000, not
+	// 1e+06), an exponent outside that range.
+	if a := math.Abs(f); a == 0 || (a >= 1e-5 && a < 1e15) {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
@@ -133,4 +138,39 @@ func toReal(v column.Value) column.Value {
 		return column.Value{Type: column.Real, Real: f}
 	}
 	return null(column.Real)
+}
+
+// Numeric returns a number as is and a dynamic value holding a JSON number as a long or a real, reporting
+// false for anything else. Nested paths read at evaluation time are dynamic, and KQL compares and computes
+// with the numbers they hold, not with their text.
+func Numeric(v column.Value) (column.Value, bool) {
+	if v.Null {
+		return v, false
+	}
+	if v.Type.IsNumeric() {
+		return v, true
+	}
+	if v.Type != column.Dynamic || v.Str == "" || !(v.Str[0] == '-' || (v.Str[0] >= '0' && v.Str[0] <= '9')) {
+		return v, false
+	}
+	if n, err := strconv.ParseInt(v.Str, 10, 64); err == nil {
+		return column.Value{Type: column.Long, Int: n}, true
+	}
+	if f, err := strconv.ParseFloat(v.Str, 64); err == nil {
+		return column.Value{Type: column.Real, Real: f}, true
+	}
+	return v, false
+}
+
+// Truth reads a bool, or a dynamic value holding JSON true or false; anything else is null.
+func Truth(v column.Value) (value, ok bool) {
+	switch {
+	case v.Null:
+		return false, false
+	case v.Type == column.Bool:
+		return v.Bool, true
+	case v.Type == column.Dynamic && (v.Str == "true" || v.Str == "false"):
+		return v.Str == "true", true
+	}
+	return false, false
 }

@@ -26,7 +26,8 @@ func fastCompare(op string, l, r Expr) Expr {
 	if flip {
 		op = mirror(op)
 	}
-	return &constCompare{col: col, k: k.V, test: comparisonTest(op)}
+	nullVsValue, equality := nullComparison(op)
+	return &constCompare{col: col, k: k.V, test: comparisonTest(op), nullVsValue: nullVsValue, equality: equality}
 }
 
 // mirror turns `k op col` into `col op' k`.
@@ -48,6 +49,8 @@ type constCompare struct {
 	col  *ColumnRef
 	k    column.Value
 	test func(int) bool
+	// nullVsValue is the result for a null row when equality (== or !=); other operators give null there.
+	nullVsValue, equality bool
 }
 
 func (c *constCompare) Type() column.Type    { return column.Bool }
@@ -82,7 +85,12 @@ func (c *constCompare) Eval(b *column.Batch) *column.Vector {
 	}
 	if in.HasNulls() {
 		for i := 0; i < b.N; i++ {
-			if in.IsNull(i) {
+			if !in.IsNull(i) {
+				continue
+			}
+			if c.equality {
+				out.Bools[i] = c.nullVsValue
+			} else {
 				out.Bools[i] = false
 				out.Nulls.Set(i)
 			}

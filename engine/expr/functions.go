@@ -41,10 +41,11 @@ func init() {
 			}
 			return column.Bool, ""
 		}, func(a []column.Value) column.Value {
-			if a[0].Null {
+			b, ok := Truth(a[0])
+			if !ok {
 				return null(column.Bool)
 			}
-			return boolValue(!a[0].Bool)
+			return boolValue(!b)
 		}},
 		"isnull":    {1, 1, anyToBool, func(a []column.Value) column.Value { return boolValue(a[0].Null) }},
 		"isnotnull": {1, 1, anyToBool, func(a []column.Value) column.Value { return boolValue(!a[0].Null) }},
@@ -212,7 +213,7 @@ func iffType(a []column.Type) (column.Type, string) {
 }
 
 func iffValue(a []column.Value) column.Value {
-	if !a[0].Null && a[0].Bool {
+	if b, ok := Truth(a[0]); ok && b {
 		return a[1]
 	}
 	return a[2]

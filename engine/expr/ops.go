@@ -20,6 +20,14 @@ func Compare(x, y column.Value) (int, bool) {
 	if x.Null || y.Null {
 		return 0, false
 	}
+	if x.Type == column.Dynamic || y.Type == column.Dynamic {
+		// A dynamic number compares as a number with another number, else as text.
+		if nx, ok := Numeric(x); ok {
+			if ny, ok := Numeric(y); ok {
+				x, y = nx, ny
+			}
+		}
+	}
 	if x.Type != y.Type {
 		if x.Type.IsNumeric() && y.Type.IsNumeric() {
 			return cmpFloat(x.Float(), y.Float()), true
@@ -115,7 +123,7 @@ func logical(e *kql.Binary, l, r Expr) (Expr, error) {
 	}
 	and := e.Op == "and"
 	return &rowFunc{args: []Expr{l, r}, t: column.Bool, fn: func(a []column.Value) column.Value {
-		x, y := a[0], a[1]
+		x, y := truthValue(a[0]), truthValue(a[1])
 		if and {
 			if (!x.Null && !x.Bool) || (!y.Null && !y.Bool) {
 				return boolValue(false)
@@ -135,6 +143,18 @@ func logical(e *kql.Binary, l, r Expr) (Expr, error) {
 	}}, nil
 }
 
+// truthValue turns a dynamic true or false into a bool, and any other dynamic value into null.
+func truthValue(v column.Value) column.Value {
+	if v.Type != column.Dynamic {
+		return v
+	}
+	b, ok := Truth(v)
+	if !ok {
+		return null(column.Bool)
+	}
+	return boolValue(b)
+}
+
 func comparison(e *kql.Binary, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	if !comparable(lt, rt) {
@@ -147,13 +167,30 @@ func comparison(e *kql.Binary, l, r Expr) (Expr, error) {
 		return f, nil
 	}
 	test := comparisonTest(e.Op)
+	nullVsValue, equality := nullComparison(e.Op)
 	return &rowFunc{args: []Expr{l, r}, t: column.Bool, fn: func(a []column.Value) column.Value {
 		c, ok := Compare(a[0], a[1])
 		if !ok {
+			if equality && a[0].Null != a[1].Null {
+				return boolValue(nullVsValue)
+			}
 			return null(column.Bool)
 		}
 		return boolValue(test(c))
 	}}, nil
+}
+
+// nullComparison says what op gives for a null against a non-null value. KQL's == and != are two-valued there
+// (null == 5 is false, null != 5 is true) and null only when both sides are null; the ordering operators give
+// null whenever either side is. equality is false for the ordering operators.
+func nullComparison(op string) (nullVsValue, equality bool) {
+	switch op {
+	case "==":
+		return false, true
+	case "!=":
+		return true, true
+	}
+	return false, false
 }
 
 func comparisonTest(op string) func(int) bool {
@@ -233,7 +270,20 @@ func arithmetic(e *kql.Binary, l, r Expr) (Expr, error) {
 			return realArith(op, x.Float(), y.Float())
 		}
 		if t == column.Dynamic {
-			return null(t)
+			// Only numbers compute here; the result stays dynamic.
+			nx, okx := Numeric(x)
+			ny, oky := Numeric(y)
+			if !okx || !oky {
+				return null(t)
+			}
+			if nx.Type == column.Real || ny.Type == column.Real {
+				return realArith(op, nx.Float(), ny.Float())
+			}
+			v, ok := intArith(op, nx.Int, ny.Int)
+			if !ok {
+				return null(t)
+			}
+			return column.Value{Type: column.Long, Int: v}
 		}
 		if x.Type == column.Real || y.Type == column.Real { // timespan * real
 			v := realArith(op, x.Float(), y.Float())

@@ -90,7 +90,7 @@ func AppendJSON(dst []byte, v *column.Vector, r int) []byte {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return appendJSONString(dst, expr.FormatReal(f)) // JSON has no NaN or Infinity
 		}
-		return strconv.AppendFloat(dst, f, 'g', -1, 64)
+		return append(dst, expr.FormatReal(f)...) // finite: always a valid JSON number
 	case column.Dynamic:
 		if s := v.Strs[r]; json.Valid([]byte(s)) {
 			return append(dst, s...)

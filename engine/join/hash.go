@@ -125,7 +125,7 @@ func (h *Hash) buildTable(ctx context.Context) error {
 	h.table = column.NewTable(h.build.Schema())
 	err := exec.Drain(ctx, h.build, func(b *column.Batch) error {
 		n := b.Bytes() + int64(b.N)*4
-		if err := h.budget.Grow("hash join build side", n); err != nil {
+		if err := h.budget.Grow("the build side", n); err != nil {
 			return fmt.Errorf("hash join: %w", err)
 		}
 		h.held += n
@@ -161,7 +161,7 @@ func (h *Hash) buildTable(ctx context.Context) error {
 	unique := h.unique && h.buildLeft
 	if intKeyed(h.spec.KeyTypes) {
 		size := intTableBytes(n)
-		if err := h.budget.Grow("hash join table", size); err != nil {
+		if err := h.budget.Grow("the hash table", size); err != nil {
 			return fmt.Errorf("hash join: %w", err)
 		}
 		h.held += size
@@ -188,7 +188,7 @@ func (h *Hash) buildTable(ctx context.Context) error {
 		h.strs.pushFront(s, int32(i), h.next, unique)
 	}
 	size := int64(len(h.strs)) * 48
-	if err := h.budget.Grow("hash join table", size); err != nil {
+	if err := h.budget.Grow("the hash table", size); err != nil {
 		return fmt.Errorf("hash join: %w", err)
 	}
 	h.held += size

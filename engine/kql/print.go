@@ -31,7 +31,7 @@ func writeExpr(b *strings.Builder, e Expr) {
 		case LitDateTime:
 			b.WriteString("datetime(" + e.Time.UTC().Format(time.RFC3339Nano) + ")")
 		case LitTimespan:
-			b.WriteString("timespan(" + e.Span.String() + ")")
+			b.WriteString(timespanLiteral(e.Span))
 		}
 	case *Unary:
 		b.WriteString(e.Op)
@@ -76,4 +76,19 @@ func writeList(b *strings.Builder, list []Expr) {
 		}
 		writeExpr(b, x)
 	}
+}
+
+// timespanLiteral writes a duration in the largest KQL unit that divides it exactly: 90m, 2h, 1500ms.
+func timespanLiteral(d time.Duration) string {
+	units := []struct {
+		suffix string
+		size   time.Duration
+	}{{"d", 24 * time.Hour}, {"h", time.Hour}, {"m", time.Minute}, {"s", time.Second},
+		{"ms", time.Millisecond}, {"us", time.Microsecond}}
+	for _, u := range units {
+		if d != 0 && d%u.size == 0 {
+			return strconv.FormatInt(int64(d/u.size), 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(int64(d), 10) + "ns"
 }

@@ -21,6 +21,8 @@ type binder struct {
 	// names is, for each pipeline, the plain column names it mentions, so a source with no rows (whose columns
 	// nothing reveals) can still offer them, as null columns of unknown type.
 	names map[*kql.Query][]string
+	// budget is the query's memory budget, which strategies plan against.
+	budget int64
 }
 
 // dottedNames collects the dotted names a query mentions anywhere, including join conditions.
@@ -317,8 +319,9 @@ func (b *binder) project(in Node, items []kql.NamedExpr, extend bool, verb strin
 			if !extend {
 				return nil, kql.Errorf(it.Pos, "%s: duplicate column name %q", verb, name)
 			}
-			outSchema[i], outs[i] = f, out
-			continue
+			// KQL's extend removes a column it redefines and appends the new one.
+			outSchema = append(outSchema[:i:i], outSchema[i+1:]...)
+			outs = append(outs[:i:i], outs[i+1:]...)
 		}
 		outSchema = append(outSchema, f)
 		outs = append(outs, out)
@@ -457,9 +460,6 @@ func aggregate(call *kql.Call, schema column.Schema) (exec.Agg, error) {
 	return exec.Agg{Func: call.Name, Arg: arg, Type: t}, nil
 }
 
-// strategyNames are the values hint.strategy accepts today.
-var strategyNames = map[string]Strategy{"hash": StrategyHash, "nestedloop": StrategyNestedLoop}
-
 // ignoredHints are KQL join hints that tune Kusto's distribution and have no meaning here: accepted, so
 // queries written for Kusto run, and listed in explain.
 var ignoredHints = map[string]bool{"hint.remote": true, "hint.shufflekey": true, "hint.num_partitions": true}
@@ -469,19 +469,17 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 	if !ok {
 		return nil, kql.Errorf(op.Pos, "unknown join kind %q", op.Kind)
 	}
-	var forced Strategy
+	var forced string
+	params := map[string]string{}
 	for _, p := range op.Params {
 		switch {
 		case p.Name == "hint.strategy":
-			s, ok := strategyNames[strings.ToLower(p.Value)]
-			if !ok {
-				return nil, kql.Errorf(p.Pos, "unknown join strategy %q (available: hash, nestedloop)", p.Value)
-			}
-			forced = s
+			forced = p.Value
 		case ignoredHints[p.Name]:
 		default:
 			return nil, kql.Errorf(p.Pos, "unknown join parameter %q", p.Name)
 		}
+		params[p.Name] = p.Value
 	}
 	right, err := b.query(op.Right)
 	if err != nil {
@@ -504,21 +502,28 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 	if err != nil {
 		return nil, kql.Errorf(op.Pos, "%v", err)
 	}
-	n := &joinNode{base: base{schema: spec.Schema}, left: left, right: right, spec: spec, on: strings.Join(on, " and ")}
-	lr, rr := left.rows(), right.rows()
-	n.buildLeft = lr < rr
-	switch forced {
-	case "":
-		n.strategy = StrategyHash
-		n.reason = fmt.Sprintf("default strategy; builds the smaller side (left est. %.0f rows, right est. %.0f rows)", lr, rr)
-	case StrategyHash:
-		n.strategy = StrategyHash
-		n.reason = fmt.Sprintf("forced by hint.strategy=hash; builds the smaller side (left est. %.0f rows, right est. %.0f rows)", lr, rr)
-	case StrategyNestedLoop:
-		n.strategy = StrategyNestedLoop
-		n.reason = "forced by hint.strategy=nestedloop; compares every pair"
+	jp := &JoinPlan{
+		Spec:   spec,
+		Left:   Estimate{Rows: left.rows(), Bytes: left.rows() * rowBytes(left.Schema())},
+		Right:  Estimate{Rows: right.rows(), Bytes: right.rows() * rowBytes(right.Schema())},
+		Budget: b.budget,
+		Params: params,
+		left:   left,
+		right:  right,
 	}
-	return n, nil
+	jp.BuildLeft = jp.Left.Rows < jp.Right.Rows
+	def, reason, err := chooseStrategy(jp, forced)
+	if err != nil {
+		pos := op.Pos
+		for _, p := range op.Params {
+			if p.Name == "hint.strategy" {
+				pos = p.Pos
+			}
+		}
+		return nil, kql.Errorf(pos, "%v", err)
+	}
+	return &joinNode{base: base{schema: spec.Schema}, left: left, right: right, jp: jp, def: def, reason: reason,
+		on: strings.Join(on, " and ")}, nil
 }
 
 // keyColumn finds a join key on one side. A key that is not a column as such (a path into a dynamic column

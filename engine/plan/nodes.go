@@ -8,8 +8,6 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
-	"github.com/joinlab/joinlab/engine/join"
-	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/source"
 )
 
@@ -21,7 +19,7 @@ type Node interface {
 	// need maps the node's live output columns to the live columns of each child.
 	need(out []bool) [][]bool
 	// open makes the running operator, given the children's operators.
-	open(ctx context.Context, budget *memory.Budget, children []exec.Operator) (exec.Operator, error)
+	open(ctx context.Context, env *exec.Env, children []exec.Operator) (exec.Operator, error)
 	// logical and physical describe the node for explain.
 	logical() string
 	physical() string
@@ -86,7 +84,7 @@ func (n *scanNode) physical() string {
 	}
 	return fmt.Sprintf("scan @%s (%d rows) reading [%s]", n.src.Name(), n.src.Rows(), strings.Join(read, ", "))
 }
-func (n *scanNode) open(ctx context.Context, _ *memory.Budget, _ []exec.Operator) (exec.Operator, error) {
+func (n *scanNode) open(ctx context.Context, _ *exec.Env, _ []exec.Operator) (exec.Operator, error) {
 	return exec.NewScan(ctx, n.src, n.schema, n.live), nil
 }
 
@@ -105,7 +103,7 @@ func (n *whereNode) need(out []bool) [][]bool {
 func (n *whereNode) rows() float64    { return n.in.rows() * 0.5 }
 func (n *whereNode) logical() string  { return "where " + n.text }
 func (n *whereNode) physical() string { return "filter " + n.text }
-func (n *whereNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+func (n *whereNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	return exec.NewFilter(c[0], n.pred), nil
 }
 
@@ -134,7 +132,7 @@ func (n *projectNode) need(out []bool) [][]bool {
 func (n *projectNode) rows() float64    { return n.in.rows() }
 func (n *projectNode) logical() string  { return n.text }
 func (n *projectNode) physical() string { return "compute " + n.text }
-func (n *projectNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+func (n *projectNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	outs := make([]exec.Output, len(n.outs))
 	for i, o := range n.outs {
 		if n.live[i] {
@@ -171,8 +169,8 @@ func (n *summarizeNode) rows() float64 {
 }
 func (n *summarizeNode) logical() string  { return "summarize " + n.text }
 func (n *summarizeNode) physical() string { return "hash aggregate " + n.text }
-func (n *summarizeNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewSummarize(c[0], n.schema, n.keys, n.aggs, b), nil
+func (n *summarizeNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewSummarize(c[0], n.schema, n.keys, n.aggs, env.Budget), nil
 }
 
 // sortNode sorts, or keeps the top rows when limit >= 0.
@@ -210,8 +208,8 @@ func (n *sortNode) physical() string {
 	}
 	return "sort by " + n.text
 }
-func (n *sortNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewSort(c[0], n.keys, n.limit, b), nil
+func (n *sortNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewSort(c[0], n.keys, n.limit, env.Budget), nil
 }
 
 // takeNode keeps the first n rows.
@@ -226,7 +224,7 @@ func (n *takeNode) need(out []bool) [][]bool { return [][]bool{out} }
 func (n *takeNode) rows() float64            { return min(n.in.rows(), float64(n.n)) }
 func (n *takeNode) logical() string          { return fmt.Sprintf("take %d", n.n) }
 func (n *takeNode) physical() string         { return fmt.Sprintf("take %d, then stop reading", n.n) }
-func (n *takeNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+func (n *takeNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	return exec.NewTake(c[0], n.n), nil
 }
 
@@ -241,8 +239,8 @@ func (n *distinctNode) need([]bool) [][]bool { return [][]bool{all(len(n.schema)
 func (n *distinctNode) rows() float64        { return n.in.rows() * 0.5 }
 func (n *distinctNode) logical() string      { return "distinct " + names(n.schema) }
 func (n *distinctNode) physical() string     { return "hash distinct " + names(n.schema) }
-func (n *distinctNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewDistinct(c[0], b), nil
+func (n *distinctNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
+	return exec.NewDistinct(c[0], env.Budget), nil
 }
 
 // countNode counts.
@@ -256,69 +254,48 @@ func (n *countNode) need([]bool) [][]bool { return [][]bool{make([]bool, len(n.i
 func (n *countNode) rows() float64        { return 1 }
 func (n *countNode) logical() string      { return "count" }
 func (n *countNode) physical() string     { return "count" }
-func (n *countNode) open(_ context.Context, _ *memory.Budget, c []exec.Operator) (exec.Operator, error) {
+func (n *countNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	return exec.NewCount(c[0]), nil
 }
 
-// Strategy names a join algorithm.
-type Strategy string
-
-const (
-	StrategyHash       Strategy = "hash"
-	StrategyNestedLoop Strategy = "nestedloop"
-)
-
-// joinNode joins its two children.
+// joinNode joins its two children with the strategy the planner chose.
 type joinNode struct {
 	base
 	left, right Node
-	spec        *join.Spec
-	strategy    Strategy
-	buildLeft   bool
+	jp          *JoinPlan
+	def         StrategyDef
 	reason      string
 	on          string
 }
 
 func (n *joinNode) Children() []Node { return []Node{n.left, n.right} }
 func (n *joinNode) need(out []bool) [][]bool {
-	l, r := make([]bool, len(n.spec.Left)), make([]bool, len(n.spec.Right))
-	for i, o := range n.spec.LeftOut {
+	spec := n.jp.Spec
+	l, r := make([]bool, len(spec.Left)), make([]bool, len(spec.Right))
+	for i, o := range spec.LeftOut {
 		l[i] = o >= 0 && out[o]
 	}
-	for i, o := range n.spec.RightOut {
+	for i, o := range spec.RightOut {
 		r[i] = o >= 0 && out[o]
 	}
-	for i := range n.spec.LeftKeys {
-		l[n.spec.LeftKeys[i]], r[n.spec.RightKeys[i]] = true, true
+	for i := range spec.LeftKeys {
+		l[spec.LeftKeys[i]], r[spec.RightKeys[i]] = true, true
 	}
 	return [][]bool{l, r}
 }
-func (n *joinNode) rows() float64 {
-	l, r := n.left.rows(), n.right.rows()
-	return max(l, r)
-}
+func (n *joinNode) rows() float64 { return max(n.left.rows(), n.right.rows()) }
 func (n *joinNode) logical() string {
-	return fmt.Sprintf("join kind=%s on %s", n.spec.Kind, n.on)
+	return fmt.Sprintf("join kind=%s on %s", n.jp.Spec.Kind, n.on)
 }
 func (n *joinNode) physical() string {
-	side := "right"
-	if n.buildLeft {
-		side = "left"
+	extra := ""
+	if n.def.Explain != nil {
+		extra = ", " + n.def.Explain(n.jp)
 	}
-	switch n.strategy {
-	case StrategyHash:
-		return fmt.Sprintf("hash join kind=%s, build %s side: %s", n.spec.Kind, side, n.reason)
-	}
-	return fmt.Sprintf("%s join kind=%s: %s", n.strategy, n.spec.Kind, n.reason)
+	return fmt.Sprintf("%s join kind=%s%s: %s", n.def.Name, n.jp.Spec.Kind, extra, n.reason)
 }
-func (n *joinNode) open(_ context.Context, b *memory.Budget, c []exec.Operator) (exec.Operator, error) {
-	switch n.strategy {
-	case StrategyHash:
-		return join.NewHash(n.spec, c[0], c[1], n.buildLeft, b), nil
-	case StrategyNestedLoop:
-		return join.NewNestedLoop(n.spec, c[0], c[1], b), nil
-	}
-	return nil, fmt.Errorf("plan: no operator for strategy %s", n.strategy)
+func (n *joinNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
+	return n.def.Open(n.jp, c[0], c[1], env)
 }
 
 func names(s column.Schema) string {

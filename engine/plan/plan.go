@@ -15,6 +15,12 @@ import (
 	"github.com/joinlab/joinlab/engine/source"
 )
 
+// Options are what planning needs to know beyond the query and its sources.
+type Options struct {
+	// MemoryBudget is the bytes the query may hold (0: memory.DefaultBudget); strategies plan against it.
+	MemoryBudget int64
+}
+
 // Plan is a validated, planned query.
 type Plan struct {
 	root Node
@@ -25,8 +31,9 @@ type Plan struct {
 
 // Build plans q against sources, keyed by the name written after '@'. Errors about the query are *kql.Error
 // values carrying a position.
-func Build(q *kql.Query, sources map[string]source.Source) (*Plan, error) {
-	b := &binder{sources: sources, paths: dottedNames(q), names: map[*kql.Query][]string{}}
+func Build(q *kql.Query, sources map[string]source.Source, opts Options) (*Plan, error) {
+	b := &binder{sources: sources, paths: dottedNames(q), names: map[*kql.Query][]string{},
+		budget: memory.NewBudget(opts.MemoryBudget).Limit()}
 	b.collectNames(q, nil)
 	root, err := b.query(q)
 	if err != nil {
@@ -58,24 +65,24 @@ func setLive(n Node, live []bool) {
 func (p *Plan) Schema() column.Schema { return p.schema }
 
 // Open makes the running operators of the plan, returning the root; its batches hold only the visible columns.
-func (p *Plan) Open(ctx context.Context, budget *memory.Budget) (exec.Operator, error) {
-	op, err := open(ctx, p.root, budget)
+func (p *Plan) Open(ctx context.Context, env *exec.Env) (exec.Operator, error) {
+	op, err := open(ctx, p.root, env)
 	if err != nil {
 		return nil, err
 	}
 	return &visibleOnly{in: op, cols: p.visible, schema: p.schema}, nil
 }
 
-func open(ctx context.Context, n Node, budget *memory.Budget) (exec.Operator, error) {
+func open(ctx context.Context, n Node, env *exec.Env) (exec.Operator, error) {
 	var children []exec.Operator
 	for _, c := range n.Children() {
-		op, err := open(ctx, c, budget)
+		op, err := open(ctx, c, env)
 		if err != nil {
 			return nil, err
 		}
 		children = append(children, op)
 	}
-	return n.open(ctx, budget, children)
+	return n.open(ctx, env, children)
 }
 
 // visibleOnly drops the hidden columns from the root's batches.

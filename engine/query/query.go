@@ -11,12 +11,15 @@ import (
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/plan"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // Options tune one query.
 type Options struct {
 	// MemoryBudget caps the bytes of rows the query may hold at once; 0 means memory.DefaultBudget.
 	MemoryBudget int64
+	// Trace receives the run's events; nil discards them.
+	Trace trace.Sink
 }
 
 // Prepared is a parsed, planned query, ready to run any number of times.
@@ -32,7 +35,7 @@ func Prepare(text string, sources map[string]source.Source, opts Options) (*Prep
 	if err != nil {
 		return nil, err
 	}
-	p, err := plan.Build(q, sources)
+	p, err := plan.Build(q, sources, plan.Options{MemoryBudget: opts.MemoryBudget})
 	if err != nil {
 		return nil, err
 	}
@@ -52,14 +55,17 @@ type Stats struct {
 	MemoryPeak int64         `json:"memory_peak_bytes"`
 	Budget     int64         `json:"memory_budget_bytes"`
 	Elapsed    time.Duration `json:"elapsed_ns"`
+	// Details are the strategies' own figures (partitions, heavy keys, pages…), keyed as each documents.
+	Details map[string]any `json:"details"`
 }
 
 // Run executes the query, passing each output batch to emit in order. Stats are returned even on error.
 func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (*Stats, error) {
 	start := time.Now()
 	budget := memory.NewBudget(p.opts.MemoryBudget)
+	env := exec.NewEnv(budget, p.opts.Trace)
 	st := &Stats{Budget: budget.Limit()}
-	op, err := p.plan.Open(ctx, budget)
+	op, err := p.plan.Open(ctx, env)
 	if err == nil {
 		err = exec.Drain(ctx, op, func(b *column.Batch) error {
 			st.RowsOut += int64(b.N)
@@ -68,6 +74,7 @@ func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (*St
 		})
 	}
 	st.MemoryPeak = budget.Peak()
+	st.Details = env.Details.Map()
 	st.Elapsed = time.Since(start)
 	return st, err
 }

@@ -1,0 +1,171 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// Strategy names a join algorithm, as written in hint.strategy=NAME.
+type Strategy string
+
+const (
+	StrategyHash       Strategy = "hash"
+	StrategyNestedLoop Strategy = "nestedloop"
+)
+
+// JoinPlan is what a strategy sees of the join it is asked about: the validated spec, the planner's estimates
+// of each side, the query's memory budget and the join's parameters.
+type JoinPlan struct {
+	Spec        *join.Spec
+	Left, Right Estimate
+	// BuildLeft is true when the left side is estimated smaller (the side an in-memory strategy holds).
+	BuildLeft bool
+	// Budget is the query's memory budget in bytes.
+	Budget int64
+	// Params are the join's name=value parameters other than kind (hint.strategy among them).
+	Params map[string]string
+	// Forced is true when hint.strategy named this strategy.
+	Forced bool
+
+	left, right Node
+}
+
+// Estimate is the planner's guess at one side's size.
+type Estimate struct {
+	Rows  float64
+	Bytes float64
+}
+
+// OpenSide makes a fresh running operator for one side of the join, so a strategy can measure its input
+// (key frequencies, say) while planning. Sources can be scanned any number of times.
+func (jp *JoinPlan) OpenSide(ctx context.Context, left bool) (exec.Operator, error) {
+	n := jp.right
+	if left {
+		n = jp.left
+	}
+	return open(ctx, n, exec.NewEnv(memory.NewBudget(jp.Budget), nil))
+}
+
+// StrategyDef describes one join strategy to the planner. Each strategy registers itself from its own file.
+type StrategyDef struct {
+	Name Strategy
+	// Baseline marks a deliberately naive alternative kept to show how it fails; it is never chosen
+	// automatically and the UI labels it as such.
+	Baseline bool
+	// Check returns why the strategy cannot run this join (a kind it does not serve, a missing condition), or
+	// nil. A forced strategy that fails Check is a query error, never a silent fallback.
+	Check func(jp *JoinPlan) error
+	// Choose, when not nil, is asked for unforced joins whether this strategy should run it, and why.
+	// Strategies are asked in descending Priority; the hash join is the fallback.
+	Choose   func(jp *JoinPlan) (bool, string)
+	Priority int
+	// Open makes the running operator.
+	Open func(jp *JoinPlan, left, right exec.Operator, env *exec.Env) (exec.Operator, error)
+	// Explain, when not nil, adds strategy-specific detail to the physical plan line (partition count, W…).
+	Explain func(jp *JoinPlan) string
+}
+
+var strategies = map[Strategy]StrategyDef{}
+
+// Register adds a strategy. It panics on a duplicate name: registration happens in init functions, so that
+// is a programming error found by any test.
+func Register(d StrategyDef) {
+	if _, dup := strategies[d.Name]; dup {
+		panic("plan: strategy registered twice: " + string(d.Name))
+	}
+	strategies[d.Name] = d
+}
+
+// StrategyNames lists the registered strategies, sorted.
+func StrategyNames() []string {
+	var names []string
+	for n := range strategies {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	return names
+}
+
+func init() {
+	Register(StrategyDef{
+		Name: StrategyHash,
+		Open: func(jp *JoinPlan, l, r exec.Operator, env *exec.Env) (exec.Operator, error) {
+			return join.NewHash(jp.Spec, l, r, jp.BuildLeft, env.Budget), nil
+		},
+		Explain: func(jp *JoinPlan) string {
+			if jp.BuildLeft {
+				return "build left side"
+			}
+			return "build right side"
+		},
+	})
+	Register(StrategyDef{
+		Name: StrategyNestedLoop,
+		Open: func(jp *JoinPlan, l, r exec.Operator, env *exec.Env) (exec.Operator, error) {
+			return join.NewNestedLoop(jp.Spec, l, r, env.Budget), nil
+		},
+	})
+}
+
+// chooseStrategy picks the strategy for a join: the forced one when hint.strategy names one (checked), else
+// the first registered strategy, by priority, that wants it, else the hash join.
+func chooseStrategy(jp *JoinPlan, forced string) (StrategyDef, string, error) {
+	sizes := fmt.Sprintf("left est. %.0f rows, right est. %.0f rows", jp.Left.Rows, jp.Right.Rows)
+	if forced != "" {
+		d, ok := strategies[Strategy(strings.ToLower(forced))]
+		if !ok {
+			return StrategyDef{}, "", fmt.Errorf("unknown join strategy %q (available: %s)", forced, strings.Join(StrategyNames(), ", "))
+		}
+		jp.Forced = true
+		if d.Check != nil {
+			if err := d.Check(jp); err != nil {
+				return StrategyDef{}, "", fmt.Errorf("hint.strategy=%s cannot run this join: %w", d.Name, err)
+			}
+		}
+		return d, fmt.Sprintf("forced by hint.strategy=%s (%s)", d.Name, sizes), nil
+	}
+	var defs []StrategyDef
+	for _, d := range strategies {
+		if d.Choose != nil && !d.Baseline {
+			defs = append(defs, d)
+		}
+	}
+	sort.Slice(defs, func(i, j int) bool {
+		if defs[i].Priority != defs[j].Priority {
+			return defs[i].Priority > defs[j].Priority
+		}
+		return defs[i].Name < defs[j].Name
+	})
+	for _, d := range defs {
+		if d.Check != nil && d.Check(jp) != nil {
+			continue
+		}
+		if ok, why := d.Choose(jp); ok {
+			return d, why, nil
+		}
+	}
+	return strategies[StrategyHash], "default strategy; the build side is the smaller one (" + sizes + ")", nil
+}
+
+// rowBytes estimates the bytes of one row of schema in memory.
+func rowBytes(s column.Schema) float64 {
+	var n float64
+	for _, f := range s {
+		switch f.Type {
+		case column.Bool:
+			n++
+		case column.String, column.Dynamic:
+			n += 16 + 16
+		default:
+			n += 8
+		}
+	}
+	return n
+}
