@@ -2,6 +2,10 @@
 //
 //	joinlab query   --source NAME=FILE … [--format jsonl|csv|table] [--explain] [--stats FILE] [--mem BYTES] [-f FILE] [QUERY]
 //	joinlab explain --source NAME=FILE … [-f FILE] [QUERY]
+//	joinlab scenarios
+//
+// --scenario NAME takes the sources (and, when no query is given, the query) from a ready-made scenario,
+// generated from --seed with --knob settings.
 //
 // The query comes from the arguments, from -f FILE, or from standard input. Problems with the input (the query,
 // a file, a flag) are reported on standard error with exit status 2.
@@ -24,6 +28,8 @@ import (
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/sims/scenario"
 )
 
 const usage = `joinlab runs KQL queries over JSON-lines and CSV files.
@@ -31,6 +37,8 @@ const usage = `joinlab runs KQL queries over JSON-lines and CSV files.
 usage:
   joinlab query   --source NAME=FILE ... [flags] [QUERY]
   joinlab explain --source NAME=FILE ... [flags] [QUERY]
+  joinlab query   --scenario NAME [--seed N] [--knob NAME=VALUE ...] [flags] [QUERY]
+  joinlab scenarios
 
 Sources are referred to as @NAME in the query. FILE ends in .jsonl, .ndjson, .json (JSON lines) or .csv.
 The query is QUERY, or the contents of -f FILE, or standard input.
@@ -65,8 +73,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	cmd := args[0]
+	if cmd == "scenarios" {
+		for _, name := range scenario.Names() {
+			sc, _ := scenario.Get(name)
+			fmt.Fprintf(stdout, "%-28s %s\n", sc.Name, sc.Title)
+		}
+		return 0
+	}
 	if cmd != "query" && cmd != "explain" {
-		return fail("unknown command %q (want query or explain; see joinlab --help)", cmd)
+		return fail("unknown command %q (want query, explain or scenarios; see joinlab --help)", cmd)
 	}
 	var o options
 	fs := newFlags(cmd, &o)
@@ -78,11 +93,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 2
 	}
+	sources := map[string]source.Source{}
+	var defaultQuery string
+	var budget int64
+	if o.scenario != "" {
+		sc, err := scenario.Get(o.scenario)
+		if err != nil {
+			return fail("--scenario: %v", err)
+		}
+		knobs, err := parseKnobs(o.knobs)
+		if err != nil {
+			return fail("--knob: %v", err)
+		}
+		if knobs, err = sc.Resolve(knobs); err != nil {
+			return fail("--knob: %v", err)
+		}
+		if sources, err = sc.Sources(o.seed, knobs); err != nil {
+			return fail("scenario %s: %v", sc.Name, err)
+		}
+		defaultQuery, budget = sc.Query, sc.MemoryBudget
+	}
+	if len(positional) == 0 && o.file == "" && defaultQuery != "" {
+		positional = []string{defaultQuery}
+	}
 	text, err := queryText(positional, o.file, stdin)
 	if err != nil {
 		return fail("%v", err)
 	}
-	sources := map[string]source.Source{}
 	for _, s := range o.sources {
 		name, path, ok := strings.Cut(s, "=")
 		if !ok || name == "" || path == "" {
@@ -102,7 +139,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return fail("--mem %q: %v", o.mem, err)
 	}
-	p, err := query.Prepare(text, sources, query.Options{MemoryBudget: mem})
+	if mem == 0 {
+		mem = budget
+	}
+	var rec *trace.Recorder
+	opts := query.Options{MemoryBudget: mem}
+	if o.trace != "" {
+		rec = &trace.Recorder{}
+		opts.Trace = rec
+	}
+	p, err := query.Prepare(text, sources, opts)
 	if err != nil {
 		fmt.Fprint(stderr, describeQueryError(text, err))
 		return 2
@@ -131,6 +177,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return fail("--stats: %v", err)
 		}
 	}
+	if rec != nil {
+		if err := writeTrace(o.trace, rec.Events()); err != nil {
+			return fail("--trace: %v", err)
+		}
+	}
 	if runErr != nil {
 		return fail("query failed after %d rows: %v", stats.RowsOut, runErr)
 	}
@@ -138,12 +189,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 type options struct {
-	sources sourceFlags
-	format  string
-	explain bool
-	stats   string
-	mem     string
-	file    string
+	sources  sourceFlags
+	scenario string
+	seed     uint64
+	knobs    sourceFlags
+	trace    string
+	format   string
+	explain  bool
+	stats    string
+	mem      string
+	file     string
 }
 
 func newFlags(cmd string, o *options) *flag.FlagSet {
@@ -157,6 +212,10 @@ func newFlags(cmd string, o *options) *flag.FlagSet {
 	fs.StringVar(&o.stats, "stats", "", "write the run's figures as JSON to `FILE`")
 	fs.StringVar(&o.mem, "mem", "", "memory budget in `BYTES` (suffixes K, M, G, KiB, MiB, GiB; default 4GiB)")
 	fs.StringVar(&o.file, "f", "", "read the query from `FILE`")
+	fs.StringVar(&o.scenario, "scenario", "", "use the sources (and default query) of scenario `NAME` (see joinlab scenarios)")
+	fs.Uint64Var(&o.seed, "seed", 1, "the scenario's random `seed`")
+	fs.Var(&o.knobs, "knob", "a scenario setting `NAME=VALUE` (repeatable)")
+	fs.StringVar(&o.trace, "trace", "", "write the run's trace events as JSON lines to `FILE`")
 	return fs
 }
 
@@ -245,6 +304,43 @@ func parseBytes(s string) (int64, error) {
 		return 0, errors.New("want a positive byte count such as 268435456, 256MiB or 1G")
 	}
 	return n * mult, nil
+}
+
+// parseKnobs reads NAME=VALUE settings.
+func parseKnobs(list []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, kv := range list {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q: want NAME=VALUE", kv)
+		}
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %s is not a number", kv, val)
+		}
+		out[name] = f
+	}
+	return out, nil
+}
+
+func writeTrace(path string, events []trace.Event) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, e := range events {
+		if err := enc.Encode(e); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeStats(path string, st *query.Stats) error {
