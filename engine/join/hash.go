@@ -51,6 +51,8 @@ type Hash struct {
 	pb    *column.Batch
 	pkeys []*column.Vector
 	heads []int32 // per probe row: its chain head, noMatch or dropped (see lookupBatch)
+	// pidx and bidx are the output's probe and build row indexes, reused for every output batch.
+	pidx, bidx []int32
 	prow  int
 	chain int32
 	buf   []byte
@@ -256,7 +258,11 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 	if h.unique && !h.buildLeft && h.seenInts == nil {
 		h.seenInts, h.seenStrs = map[int64]struct{}{}, map[string]struct{}{}
 	}
-	var pidx, bidx []int32
+	// The index buffers are reused from batch to batch: assemble copies the rows out before returning.
+	if h.pidx == nil {
+		h.pidx, h.bidx = make([]int32, 0, h.maxOut+1), make([]int32, 0, h.maxOut+1)
+	}
+	pidx, bidx := h.pidx[:0], h.bidx[:0]
 	for {
 		if h.pb == nil || h.prow >= h.pb.N {
 			if len(pidx) > 0 {
