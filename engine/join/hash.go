@@ -53,10 +53,10 @@ type Hash struct {
 	heads []int32 // per probe row: its chain head, noMatch or dropped (see lookupBatch)
 	// pidx and bidx are the output's probe and build row indexes, reused for every output batch.
 	pidx, bidx []int32
-	prow  int
-	chain int32
-	buf   []byte
-	end   int // next build row to consider in the unmatched phase
+	prow       int
+	chain      int32
+	buf        []byte
+	end        int // next build row to consider in the unmatched phase
 	// maxOut bounds the rows of one output batch (outRows; tests shrink it to force chains to be cut).
 	maxOut int
 }
