@@ -195,7 +195,7 @@ func (b *binder) op(in Node, op kql.Op) (Node, error) {
 		if t := pred.Type(); t != column.Bool && t != column.Dynamic {
 			return nil, kql.Errorf(op.Pred.Position(), "where needs a bool condition, found %s", t)
 		}
-		return &whereNode{base: base{schema: schema}, in: in, pred: pred, text: kql.String(op.Pred)}, nil
+		return &whereNode{base: base{schema: schema}, in: in, cond: op.Pred, pred: pred, text: kql.String(op.Pred)}, nil
 	case *kql.Project:
 		return b.project(in, op.Items, false, "project")
 	case *kql.Extend:

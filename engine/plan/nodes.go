@@ -8,6 +8,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/source"
 )
 
@@ -92,6 +93,7 @@ func (n *scanNode) open(ctx context.Context, _ *exec.Env, _ []exec.Operator) (ex
 type whereNode struct {
 	base
 	in   Node
+	cond kql.Expr // the condition as written, for rewrites such as pushdown
 	pred expr.Expr
 	text string
 }

@@ -39,6 +39,7 @@ func Build(q *kql.Query, sources map[string]source.Source, opts Options) (*Plan,
 	if err != nil {
 		return nil, err
 	}
+	root = pushdown(root)
 	p := &Plan{root: root}
 	live := make([]bool, len(root.Schema()))
 	for i, f := range root.Schema() {

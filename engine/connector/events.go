@@ -1,0 +1,31 @@
+package connector
+
+import "github.com/joinlab/joinlab/engine/trace"
+
+// Trace event kinds of requests to connectors. Every event carries the virtual time (Event.At) and, as Op,
+// "scan@Source" (or the operator that sent it). Attributes:
+const (
+	// RequestSent: source, table, request (sequence number in the operator), attempt (1 for the first
+	// send), native (the rendered query text), query_bytes, in_values, limit.
+	RequestSent trace.Kind = "request_sent"
+	// RequestThrottled: request, retry_after_ns.
+	RequestThrottled trace.Kind = "request_throttled"
+	// RequestFailed: request, error, retryable.
+	RequestFailed trace.Kind = "request_failed"
+	// RequestRetried: request, attempt (the one about to be sent), wait_ns.
+	RequestRetried trace.Kind = "request_retried"
+	// PageReturned: request, rows, bytes, truncated, latency_ns.
+	PageReturned trace.Kind = "page_returned"
+	// PageResized: from, to, reason — the scan asked for fewer rows after a too-large result.
+	PageResized trace.Kind = "page_resized"
+)
+
+// Detail keys the scan adds to a run's details (integers, summed over every scan).
+const (
+	DetailRequests     = "requests"
+	DetailBytesShipped = "bytes_shipped"
+	DetailRowsScanned  = "rows_scanned"
+	DetailRetries      = "retries"
+	// DetailRequestsOf + source name counts one source's requests.
+	DetailRequestsOf = "requests@"
+)

@@ -1,0 +1,76 @@
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/sims/clock"
+	"github.com/joinlab/joinlab/sims/dataset"
+	"github.com/joinlab/joinlab/sims/profile"
+	"github.com/joinlab/joinlab/sims/service"
+)
+
+// The Okta ⋈ CrowdStrike investigation of source document 000: a month of sign-in events behind Okta's API
+// joined with detections behind CrowdStrike's, each throttled and capped by its profile. The Okta table is a
+// virtual table: the okta_rows knob goes up to 70 billion rows, though a strategy that fetches the whole side
+// (the hash join) is only practical at the small default.
+func init() {
+	Register(&Scenario{
+		Name:  "okta-crowdstrike",
+		Title: "Okta sign-ins ⋈ CrowdStrike detections behind throttled APIs",
+		Description: "Okta System Log events (a virtual table, up to 70 billion rows) joined on the user with " +
+			"CrowdStrike detections, each source behind its published caps, rate limit and latency.",
+		Query: `@OktaSystemLogs
+| where eventType == "user.session.start" and outcome.result == "SUCCESS"
+| join kind=inner (@CrowdStrikeDetections | where severity >= 70) on $left.actor.alternateId == $right.user_name
+| project published, user = actor.alternateId, ip = client.ipAddress, tactic, detection_severity = severity1, device.hostname
+| sort by published desc
+| take 100`,
+		Knobs: []Knob{
+			{Name: "okta_rows", Help: "rows of OktaSystemLogs (a virtual table)", Default: 20_000, Min: 1, Max: 70e9},
+			{Name: "detections", Help: "rows of CrowdStrikeDetections", Default: 2_000, Min: 0, Max: 1e6},
+			{Name: "users", Help: "distinct users", Default: 2_000, Min: 1, Max: 1e6},
+			{Name: "skew", Help: "Zipf exponent of user activity", Default: 1.2, Min: 1.01, Max: 4},
+			{Name: "ties", Help: "mean Okta rows sharing one timestamp", Default: 4, Min: 1, Max: 4096},
+			{Name: "transient_rate", Help: "fraction of requests failing with a 503", Default: 0, Min: 0, Max: 0.9},
+			{Name: "truncate_rate", Help: "fraction of pages cut short", Default: 0, Min: 0, Max: 0.9},
+		},
+		Sources: oktaCrowdStrikeSources,
+	})
+}
+
+func oktaCrowdStrikeSources(seed uint64, k map[string]float64) (map[string]source.Source, error) {
+	clk := clock.New()
+	p := dataset.DefaultOkta
+	p.Rows, p.Users, p.Skew, p.TieRows, p.Seed = int64(k["okta_rows"]), int(k["users"]), k["skew"], k["ties"], seed
+	okta, err := dataset.NewOktaLogs(p)
+	if err != nil {
+		return nil, err
+	}
+	det := dataset.CrowdStrikeDetections(int(k["detections"]), int(k["users"]), k["skew"], p.End, p.Span, seed)
+	out := map[string]source.Source{}
+	for _, s := range []struct {
+		prof  string
+		table service.Table
+	}{{"okta", okta}, {"crowdstrike", det}} {
+		prof, err := profile.Get(s.prof)
+		if err != nil {
+			return nil, err
+		}
+		prof.Faults.Transient, prof.Faults.Truncate = k["transient_rate"], k["truncate_rate"]
+		prof.Faults.TimeoutAfter = 30 * time.Second
+		svc, err := service.New(prof, clk, seed, s.table)
+		if err != nil {
+			return nil, err
+		}
+		info := s.table.Info()
+		src, err := connector.NewSource(info.Name, svc, info, connector.Options{Clock: clk, Seed: seed})
+		if err != nil {
+			return nil, fmt.Errorf("okta-crowdstrike: %w", err)
+		}
+		out[info.Name] = src
+	}
+	return out, nil
+}
