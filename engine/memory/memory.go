@@ -60,6 +60,13 @@ func (b *Budget) Shrink(n int64) {
 	b.mu.Unlock()
 }
 
+// Available is what the budget has left.
+func (b *Budget) Available() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return max(b.limit-b.used, 0)
+}
+
 // Limit is the budget's size.
 func (b *Budget) Limit() int64 { return b.limit }
 
