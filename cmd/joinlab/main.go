@@ -143,7 +143,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		mem = budget
 	}
 	var rec *trace.Recorder
-	opts := query.Options{MemoryBudget: mem}
+	opts := query.Options{MemoryBudget: mem, SpillDir: o.spillDir}
 	if o.trace != "" {
 		rec = &trace.Recorder{}
 		opts.Trace = rec
@@ -199,6 +199,7 @@ type options struct {
 	stats    string
 	mem      string
 	file     string
+	spillDir string
 }
 
 func newFlags(cmd string, o *options) *flag.FlagSet {
@@ -216,6 +217,7 @@ func newFlags(cmd string, o *options) *flag.FlagSet {
 	fs.Uint64Var(&o.seed, "seed", 1, "the scenario's random `seed`")
 	fs.Var(&o.knobs, "knob", "a scenario setting `NAME=VALUE` (repeatable)")
 	fs.StringVar(&o.trace, "trace", "", "write the run's trace events as JSON lines to `FILE`")
+	fs.StringVar(&o.spillDir, "spill-dir", "", "make the Grace join's temporary spill folder under `DIR` (:memory: keeps pages in memory)")
 	return fs
 }
 

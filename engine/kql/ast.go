@@ -114,12 +114,31 @@ type Param struct {
 	Value string
 }
 
-// JoinCond is one equality of the join's on clause. `on a` gives Left and Right both "a";
+// JoinCond is one condition of the join's on clause. `on a` gives Left and Right both "a";
 // `$left.a == $right.b` gives Left "a", Right "b" (written the other way round, it is normalised).
 // Names may be dotted paths such as actor.alternateId.
+//
+// Op is "" for an equality. A documented extension of KQL also accepts the comparisons <, <=, > and >= between
+// a $left and a $right column, so that an on clause can state an interval overlap:
+// `$left.start < $right.end and $right.start < $left.end`. Op is then normalised to read with the $left column
+// first: `$right.start < $left.end` is stored as Left "end", Op ">", Right "start".
 type JoinCond struct {
 	Pos         Pos
 	Left, Right string
+	Op          string
+}
+
+// MakeIntervals turns state events into intervals, a documented extension of KQL (which would write it with
+// serialize and next()): the rows are ordered by By, then by Time ascending, and each row gains a column start
+// (its Time) and a column end (the Time of the next row with the same By values). The last row of each group
+// ends at Until, or has a null end when Until is nil. Written
+//
+//	make-intervals Time by Key, … [until Expr]
+type MakeIntervals struct {
+	Pos   Pos
+	Time  *Ident
+	By    []*Ident
+	Until Expr
 }
 
 // SortKey is one key of sort, order or top.
@@ -138,29 +157,31 @@ type NamedExpr struct {
 	Expr Expr
 }
 
-func (o *Where) Position() Pos       { return o.Pos }
-func (o *Project) Position() Pos     { return o.Pos }
-func (o *ProjectAway) Position() Pos { return o.Pos }
-func (o *Extend) Position() Pos      { return o.Pos }
-func (o *Summarize) Position() Pos   { return o.Pos }
-func (o *Sort) Position() Pos        { return o.Pos }
-func (o *Take) Position() Pos        { return o.Pos }
-func (o *Top) Position() Pos         { return o.Pos }
-func (o *Distinct) Position() Pos    { return o.Pos }
-func (o *Count) Position() Pos       { return o.Pos }
-func (o *Join) Position() Pos        { return o.Pos }
+func (o *Where) Position() Pos         { return o.Pos }
+func (o *Project) Position() Pos       { return o.Pos }
+func (o *ProjectAway) Position() Pos   { return o.Pos }
+func (o *Extend) Position() Pos        { return o.Pos }
+func (o *Summarize) Position() Pos     { return o.Pos }
+func (o *Sort) Position() Pos          { return o.Pos }
+func (o *Take) Position() Pos          { return o.Pos }
+func (o *Top) Position() Pos           { return o.Pos }
+func (o *Distinct) Position() Pos      { return o.Pos }
+func (o *Count) Position() Pos         { return o.Pos }
+func (o *Join) Position() Pos          { return o.Pos }
+func (o *MakeIntervals) Position() Pos { return o.Pos }
 
-func (*Where) op()       {}
-func (*Project) op()     {}
-func (*ProjectAway) op() {}
-func (*Extend) op()      {}
-func (*Summarize) op()   {}
-func (*Sort) op()        {}
-func (*Take) op()        {}
-func (*Top) op()         {}
-func (*Distinct) op()    {}
-func (*Count) op()       {}
-func (*Join) op()        {}
+func (*Where) op()         {}
+func (*Project) op()       {}
+func (*ProjectAway) op()   {}
+func (*Extend) op()        {}
+func (*Summarize) op()     {}
+func (*Sort) op()          {}
+func (*Take) op()          {}
+func (*Top) op()           {}
+func (*Distinct) op()      {}
+func (*Count) op()         {}
+func (*Join) op()          {}
+func (*MakeIntervals) op() {}
 
 // Expr is a scalar expression. Its concrete type is one of the types below.
 type Expr interface {

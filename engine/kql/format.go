@@ -88,9 +88,24 @@ func (f *formatter) op(op Op, depth int) {
 		f.newline(depth + 1)
 		f.WriteString("(on")
 		for _, c := range o.On {
+			if c.Op != "" {
+				f.printf(" (cond@%s %s %s %s)", c.Pos, c.Op, name(c.Left), name(c.Right))
+				continue
+			}
 			f.printf(" (cond@%s %s %s)", c.Pos, name(c.Left), name(c.Right))
 		}
 		f.WriteString(")")
+	case *MakeIntervals:
+		f.printf("(make-intervals@%s ", o.Pos)
+		f.expr(o.Time)
+		f.WriteString(" (by")
+		f.idents(o.By)
+		f.WriteString(")")
+		if o.Until != nil {
+			f.WriteString(" (until ")
+			f.expr(o.Until)
+			f.WriteString(")")
+		}
 	case nil:
 		f.WriteString("(<nil>")
 	default:

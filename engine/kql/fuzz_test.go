@@ -127,6 +127,14 @@ func forEachPos(q *Query, fn func(what string, p Pos)) {
 			for _, c := range o.On {
 				fn("join condition", c.Pos)
 			}
+		case *MakeIntervals:
+			expr(o.Time)
+			for _, c := range o.By {
+				expr(c)
+			}
+			if o.Until != nil {
+				expr(o.Until)
+			}
 		}
 	}
 }

@@ -14,7 +14,7 @@ type tokKind int
 
 const (
 	tEOF    tokKind = iota
-	tIdent          // a bare identifier, including keywords and the one hyphenated word project-away
+	tIdent          // a bare identifier, including keywords and the hyphenated words project-away and make-intervals
 	tName           // a bracketed name, ['x'] or ["x"]; never a keyword
 	tSource         // @Name
 	tSide           // $left or $right
@@ -135,6 +135,9 @@ func (l *lexer) skipSpace() {
 	}
 }
 
+// hyphenated are the operator names that contain a '-': the lexer reads each as one identifier.
+var hyphenated = []struct{ head, tail string }{{"project", "-away"}, {"make", "-intervals"}}
+
 // next scans the next token. At the end of the text it returns tEOF, again on every call.
 func (l *lexer) next() (token, *Error) {
 	l.skipSpace()
@@ -148,10 +151,12 @@ func (l *lexer) next() (token, *Error) {
 	switch c := l.src[l.off]; {
 	case isIdentStart(c):
 		l.off = l.identEnd(l.off)
-		// project-away is the one hyphenated word; anywhere else a '-' between words is a minus.
-		const away = "-away"
-		if l.src[start:l.off] == "project" && strings.HasPrefix(l.src[l.off:], away) && !isIdentChar(l.at(l.off+len(away))) {
-			l.off += len(away)
+		// project-away and make-intervals are the hyphenated words; anywhere else a '-' between words is a minus.
+		for _, w := range hyphenated {
+			if l.src[start:l.off] == w.head && strings.HasPrefix(l.src[l.off:], w.tail) && !isIdentChar(l.at(l.off+len(w.tail))) {
+				l.off += len(w.tail)
+				break
+			}
 		}
 		return emit(tIdent, l.src[start:l.off])
 	case isDigit(c):

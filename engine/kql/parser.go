@@ -12,12 +12,14 @@ import (
 //	operator  = "where" expr | "project" items | "project-away" columns | "extend" items
 //	          | "summarize" [ items ] [ "by" items ]          (at least one of the two)
 //	          | ( "sort" | "order" ) "by" keys | ( "take" | "limit" ) count | "top" count "by" keys
-//	          | "distinct" ( "*" | columns ) | "count" | "join" { param } "(" query ")" "on" conds .
+//	          | "distinct" ( "*" | columns ) | "count" | "join" { param } "(" query ")" "on" conds
+//	          | "make-intervals" column "by" columns [ "until" expr ] .   (an extension: see MakeIntervals)
 //	items     = [ column "=" ] expr { "," [ column "=" ] expr } .
 //	keys      = expr [ "asc" | "desc" ] [ "nulls" ( "first" | "last" ) ] { "," … } .
 //	param     = name { "." name } "=" ( name | string | integer ) .   (name "kind" must name a join kind)
 //	conds     = cond { ( "," | "and" ) cond } .
-//	cond      = column | side "." column "==" side "." column .   (one $left, one $right)
+//	cond      = column | side "." column condop side "." column .   (one $left, one $right)
+//	condop    = "==" | "<" | "<=" | ">" | ">=" .   (all but "==" are an extension: see JoinCond)
 //	expr      = conj { "or" conj } .
 //	conj      = cmp { "and" cmp } .
 //	cmp       = sum { cmpop sum | [ "!" ] "in" "(" exprs ")" | [ "!" ] "between" "(" expr ".." expr ")" } .
@@ -182,6 +184,18 @@ func (p *parser) operator() Op {
 			return &Count{Pos: t.pos}
 		case "join":
 			return p.join()
+		case "make-intervals":
+			p.next()
+			m := &MakeIntervals{Pos: t.pos}
+			pos := p.tok.pos
+			m.Time = &Ident{Pos: pos, Name: p.column()}
+			p.expectKeyword("by")
+			m.By = p.columns()
+			if p.isKeyword("until") {
+				p.next()
+				m.Until = p.expr()
+			}
+			return m
 		}
 	}
 	p.errorf(t.pos, "expected operator after '|', found %s", t)
@@ -338,25 +352,36 @@ func (p *parser) join() *Join {
 	}
 }
 
+// condOps are the comparisons a join condition may make, each with its mirror image: the operator that reads
+// the same with its operands swapped, used to put the $left column first.
+var condOps = map[string]string{"==": "==", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
 func (p *parser) joinCond() JoinCond {
-	const want = "expected $left.column == $right.column"
 	pos := p.tok.pos
 	side, name := p.joinSide()
-	if !p.isOp("==") {
+	op := p.tok.text
+	if _, ok := condOps[op]; !ok || p.tok.kind != tOp {
 		if side != "" {
-			p.errorf(pos, want)
+			p.errorf(pos, "expected $left.column == $right.column")
 		}
 		return JoinCond{Pos: pos, Left: name, Right: name}
 	}
 	p.next()
 	side2, name2 := p.joinSide()
+	stored := op
+	if op == "==" {
+		stored = ""
+	}
 	switch {
 	case side == "left" && side2 == "right":
-		return JoinCond{Pos: pos, Left: name, Right: name2}
+		return JoinCond{Pos: pos, Left: name, Right: name2, Op: stored}
 	case side == "right" && side2 == "left":
-		return JoinCond{Pos: pos, Left: name2, Right: name}
+		if stored != "" {
+			stored = condOps[op]
+		}
+		return JoinCond{Pos: pos, Left: name2, Right: name, Op: stored}
 	}
-	p.errorf(pos, want)
+	p.errorf(pos, "expected $left.column %s $right.column", op)
 	return JoinCond{}
 }
 

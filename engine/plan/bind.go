@@ -135,6 +135,14 @@ func walkOp(op kql.Op, name func(string), onJoin func(*kql.Join)) {
 		for _, id := range op.Columns {
 			name(id.Name)
 		}
+	case *kql.MakeIntervals:
+		name(op.Time.Name)
+		for _, id := range op.By {
+			name(id.Name)
+		}
+		if op.Until != nil {
+			ex(op.Until)
+		}
 	case *kql.Join:
 		if onJoin != nil {
 			onJoin(op)
@@ -195,6 +203,7 @@ func (b *binder) op(in Node, op kql.Op) (Node, error) {
 		if t := pred.Type(); t != column.Bool && t != column.Dynamic {
 			return nil, kql.Errorf(op.Pred.Position(), "where needs a bool condition, found %s", t)
 		}
+		in = pruneByTime(in, op.Pred) // a time-partitioned scan reads only the partitions the filter can keep
 		return &whereNode{base: base{schema: schema}, in: in, cond: op.Pred, pred: pred, text: kql.String(op.Pred)}, nil
 	case *kql.Project:
 		return b.project(in, op.Items, false, "project")
@@ -253,6 +262,8 @@ func (b *binder) op(in Node, op kql.Op) (Node, error) {
 		return &countNode{base: base{schema: exec.CountSchema}, in: in}, nil
 	case *kql.Join:
 		return b.join(in, op)
+	case *kql.MakeIntervals:
+		return b.makeIntervals(in, op)
 	}
 	return nil, kql.Errorf(op.Position(), "unsupported operator")
 }
@@ -487,7 +498,12 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 	}
 	var lk, rk []int
 	var on []string
+	var ranges []kql.JoinCond // comparisons other than ==: an overlap condition (sweep.go)
 	for _, c := range op.On {
+		if c.Op != "" {
+			ranges = append(ranges, c)
+			continue
+		}
 		var li, ri int
 		if left, li, err = keyColumn(left, c.Left, c.Pos, "$left"); err != nil {
 			return nil, err
@@ -498,21 +514,43 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 		lk, rk = append(lk, li), append(rk, ri)
 		on = append(on, fmt.Sprintf("$left.%s == $right.%s", c.Left, c.Right))
 	}
+	var overlap join.Overlap
+	if len(ranges) > 0 {
+		var texts []string
+		if left, right, overlap, texts, err = bindOverlap(left, right, ranges, op.Pos); err != nil {
+			return nil, err
+		}
+		if len(lk) == 0 {
+			return nil, kql.Errorf(op.Pos, "an interval join needs an equality key besides its overlap condition (such as on device_id, …)")
+		}
+		on = append(on, texts...)
+	}
 	spec, err := join.NewSpec(kind, left.Schema(), right.Schema(), lk, rk)
 	if err != nil {
 		return nil, kql.Errorf(op.Pos, "%v", err)
 	}
+	var interval *join.SweepSpec
+	if len(ranges) > 0 {
+		if interval, err = join.NewSweepSpec(spec, overlap); err != nil {
+			return nil, kql.Errorf(op.Pos, "%v", err)
+		}
+	}
 	jp := &JoinPlan{
-		Spec:   spec,
-		Left:   Estimate{Rows: left.rows(), Bytes: left.rows() * rowBytes(left.Schema())},
-		Right:  Estimate{Rows: right.rows(), Bytes: right.rows() * rowBytes(right.Schema())},
-		Budget: b.budget,
-		Params: params,
-		left:   left,
-		right:  right,
+		Spec:     spec,
+		Left:     Estimate{Rows: left.rows(), Bytes: left.rows() * rowBytes(left.Schema())},
+		Right:    Estimate{Rows: right.rows(), Bytes: right.rows() * rowBytes(right.Schema())},
+		Budget:   b.budget,
+		Params:   params,
+		left:     left,
+		right:    right,
+		Interval: interval,
 	}
 	jp.BuildLeft = jp.Left.Rows < jp.Right.Rows
-	def, reason, err := chooseStrategy(jp, forced)
+	choose := chooseStrategy
+	if interval != nil {
+		choose = chooseSweep
+	}
+	def, reason, err := choose(jp, forced)
 	if err != nil {
 		pos := op.Pos
 		for _, p := range op.Params {
@@ -522,8 +560,13 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 		}
 		return nil, kql.Errorf(pos, "%v", err)
 	}
-	return &joinNode{base: base{schema: spec.Schema}, left: left, right: right, jp: jp, def: def, reason: reason,
-		on: strings.Join(on, " and ")}, nil
+	n := &joinNode{base: base{schema: spec.Schema}, left: left, right: right, jp: jp, def: def, reason: reason,
+		on: strings.Join(on, " and ")}
+	if interval != nil {
+		n.schema = interval.Schema
+		return &intervalJoinNode{n}, nil
+	}
+	return n, nil
 }
 
 // keyColumn finds a join key on one side. A key that is not a column as such (a path into a dynamic column

@@ -33,6 +33,9 @@ type JoinPlan struct {
 	Params map[string]string
 	// Forced is true when hint.strategy named this strategy.
 	Forced bool
+	// Interval is the join's overlap condition when its on clause has one (an interval join, which only the
+	// sweep runs: see sweep.go); nil for equality joins.
+	Interval *join.SweepSpec
 
 	left, right Node
 }
@@ -44,14 +47,26 @@ type Estimate struct {
 }
 
 // OpenSide makes a fresh running operator for one side of the join, so a strategy can measure its input
-// (key frequencies, say) while planning. Sources can be scanned any number of times.
+// (key frequencies, say) while planning. Sources can be scanned any number of times. Called while the plan
+// is still being built (from Choose), before any node knows which of its columns are live, the side reads just
+// its join keys; the liveness pass at the end of Build then replaces that with what the query reads.
 func (jp *JoinPlan) OpenSide(ctx context.Context, left bool) (exec.Operator, error) {
-	n := jp.right
+	n, keys := jp.right, jp.Spec.RightKeys
 	if left {
-		n = jp.left
+		n, keys = jp.left, jp.Spec.LeftKeys
+	}
+	if l, ok := n.(interface{ liveKnown() bool }); ok && !l.liveKnown() {
+		live := make([]bool, len(n.Schema()))
+		for _, k := range keys {
+			live[k] = true
+		}
+		setLive(n, live)
 	}
 	return open(ctx, n, exec.NewEnv(memory.NewBudget(jp.Budget), nil))
 }
+
+// liveKnown reports whether the liveness pass has reached the node (see OpenSide).
+func (b *base) liveKnown() bool { return b.live != nil }
 
 // StrategyDef describes one join strategy to the planner. Each strategy registers itself from its own file.
 type StrategyDef struct {

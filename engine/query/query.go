@@ -11,6 +11,7 @@ import (
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/plan"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/spill"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -20,6 +21,9 @@ type Options struct {
 	MemoryBudget int64
 	// Trace receives the run's events; nil discards them.
 	Trace trace.Sink
+	// SpillDir is where operators that spill (the Grace join) make their temporary folder: "" for the
+	// system's temporary folder, spill.Memory for pages kept in memory (the browser's only choice).
+	SpillDir string
 }
 
 // Prepared is a parsed, planned query, ready to run any number of times.
@@ -62,6 +66,10 @@ type Stats struct {
 // Run executes the query, passing each output batch to emit in order. Stats are returned even on error.
 func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (*Stats, error) {
 	start := time.Now()
+	// The run's context ends with the run, so whatever an operator spilled is removed even when the run stops
+	// early (take, an emit error) without the operator seeing its end.
+	ctx, cancel := context.WithCancel(spill.WithDir(ctx, p.opts.SpillDir))
+	defer cancel()
 	budget := memory.NewBudget(p.opts.MemoryBudget)
 	env := exec.NewEnv(budget, p.opts.Trace)
 	st := &Stats{Budget: budget.Limit()}

@@ -1,0 +1,230 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"weak"
+
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// The salted skew join (engine/join/salted.go) and its deliberately wrong teaching variant.
+const (
+	StrategySalted Strategy = "salted"
+	// StrategySaltedNaiveWrong is the teaching toggle: it always spreads the left side, so a right outer join
+	// duplicates null-extended rows. Its name says so wherever it is shown.
+	StrategySaltedNaiveWrong Strategy = "salted_naive_wrong"
+)
+
+const (
+	// saltedPriority asks the salted join after the interval sweep (which an interval join needs) and before
+	// the strategies chosen on memory alone: skew makes a hash join slow, never wrong, so it only wins when
+	// measured.
+	saltedPriority = 100
+	// saltMinRows is the fewest estimated input rows for which the planner measures skew at all. Measuring
+	// scans both inputs once more; under 16,384 rows (four workers of 4,096, the smallest shuffle the salted
+	// join's W rule makes) the whole join takes a few milliseconds, so a skewed worker costs less than that.
+	saltMinRows = 16_384
+	// saltWhenSkewAbove is the measured skew at which the planner salts: the heaviest worker of a plain shuffle
+	// predicted to carry at least twice the median worker's rows. The shuffle then takes at least twice as
+	// long as a balanced one, while the cure costs W copies of the few expanded rows under heavy keys.
+	saltWhenSkewAbove = 2.0
+	// saltExplainKeys is how many heavy keys explain lists by name.
+	saltExplainKeys = 5
+)
+
+func init() {
+	for _, naive := range []bool{false, true} {
+		name := StrategySalted
+		if naive {
+			name = StrategySaltedNaiveWrong
+		}
+		d := StrategyDef{
+			Name:     name,
+			Baseline: naive,
+			Check:    checkSalted,
+			Open: func(jp *JoinPlan, l, r exec.Operator, env *exec.Env) (exec.Operator, error) {
+				p, err := saltPlanOf(jp, naive)
+				if err != nil {
+					return nil, err
+				}
+				return join.NewSalted(jp.Spec, p, l, r, env), nil
+			},
+			Explain: func(jp *JoinPlan) string { return explainSalted(jp, naive) },
+		}
+		if !naive {
+			d.Choose, d.Priority = chooseSalted, saltedPriority
+		}
+		Register(d)
+	}
+}
+
+// checkSalted accepts every kind, each with its spread side: the preserved (or output) side of outer, semi
+// and anti joins; the right side of innerunique (whose left side is reduced to one row per key); for inner
+// and fullouter the side with more rows under heavy keys, fullouter computing the other side's unmatched rows
+// apart.
+func checkSalted(jp *JoinPlan) error {
+	switch jp.Spec.Kind {
+	case join.InnerUnique, join.Inner, join.LeftOuter, join.RightOuter, join.FullOuter, join.LeftSemi,
+		join.LeftAnti, join.RightSemi, join.RightAnti:
+		return nil
+	}
+	return fmt.Errorf("salted join: kind %s is not served", jp.Spec.Kind)
+}
+
+// chooseSalted salts a join whose inputs are large enough to shuffle, fit the budget (the salted join holds
+// both), and whose measured skew passes saltWhenSkewAbove.
+func chooseSalted(jp *JoinPlan) (bool, string) {
+	if jp.Left.Rows+jp.Right.Rows < saltMinRows {
+		return false, ""
+	}
+	if jp.Left.Bytes+jp.Right.Bytes > float64(jp.Budget) {
+		return false, ""
+	}
+	p, err := saltPlanOf(jp, false)
+	if err != nil || p.SaltedKeys() == 0 {
+		return false, ""
+	}
+	pr := p.Predict()
+	if pr.MaxOverMedianBefore < saltWhenSkewAbove {
+		return false, ""
+	}
+	return true, fmt.Sprintf("measured skew: %d heavy key(s); the heaviest of %d workers in a plain shuffle would carry %.1f× the median rows (salting from %.1f×)",
+		p.SaltedKeys(), p.Workers, pr.MaxOverMedianBefore, saltWhenSkewAbove)
+}
+
+// The measure of a join is taken once, when first asked for (by Choose while planning, else by Explain or
+// Open), and kept for as long as its JoinPlan lives: the key is a weak pointer, and a cleanup drops the entry
+// when the plan is collected.
+type saltKey struct {
+	jp    weak.Pointer[JoinPlan]
+	naive bool
+}
+
+type saltEntry struct {
+	once sync.Once
+	plan *join.SaltPlan
+	err  error
+}
+
+var saltPlans sync.Map // saltKey → *saltEntry
+
+func saltPlanOf(jp *JoinPlan, naive bool) (*join.SaltPlan, error) {
+	key := saltKey{weak.Make(jp), naive}
+	v, loaded := saltPlans.LoadOrStore(key, &saltEntry{})
+	if !loaded {
+		runtime.AddCleanup(jp, func(k saltKey) { saltPlans.Delete(k) }, key)
+	}
+	e := v.(*saltEntry)
+	e.once.Do(func() { e.plan, e.err = measureSalt(jp, naive) })
+	return e.plan, e.err
+}
+
+// measureSalt scans both sides for their key frequencies and plans the salting. The assumption, stated where
+// the next reader looks: the sources are finite and do not change between planning and running, so what is
+// measured now is what the run will route (the run re-counts every key and reports the real loads).
+func measureSalt(jp *JoinPlan, naive bool) (*join.SaltPlan, error) {
+	ctx := context.Background()
+	l, err := jp.OpenSide(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("salted join: open left side: %w", err)
+	}
+	r, err := jp.OpenSide(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("salted join: open right side: %w", err)
+	}
+	m, err := join.MeasureSkew(ctx, jp.Spec, l, r)
+	if err != nil {
+		return nil, err
+	}
+	p := join.PlanSalt(jp.Spec, m, join.SaltOptions{Naive: naive})
+	// The measuring scan may have read only the keys; explain's bytes use the planner's row widths.
+	perRow := func(e Estimate) float64 { return e.Bytes / max(e.Rows, 1) }
+	p.LeftBytes = int64(float64(m.LeftRows) * perRow(jp.Left))
+	p.RightBytes = int64(float64(m.RightRows) * perRow(jp.Right))
+	return p, nil
+}
+
+// explainSalted describes the salting: W, the spread side and why, the heavy keys with their counts, the
+// predicted loads and bytes, and the source document's cost table with this join's numbers.
+func explainSalted(jp *JoinPlan, naive bool) string {
+	p, err := saltPlanOf(jp, naive)
+	if err != nil {
+		return "skew not measured: " + err.Error()
+	}
+	var b strings.Builder
+	if naive {
+		b.WriteString("TEACHING VARIANT, WRONG for rightouter/fullouter/rightsemi/rightanti: ")
+	}
+	fmt.Fprintf(&b, "W=%d workers, spread %s side (%s)", p.Workers, saltSideName(p.SpreadLeft), p.Why)
+	exact := "exact counts"
+	if !p.Exact {
+		exact = "sketch estimates"
+	}
+	fmt.Fprintf(&b, "; heavy above %d left / %d right rows (%s):", p.LeftThreshold, p.RightThreshold, exact)
+	var spreadRows, expRows int64
+	var both []string
+	for i, h := range p.Heavy {
+		if h.Salted {
+			if p.SpreadLeft {
+				spreadRows, expRows = spreadRows+h.Left, expRows+h.Right
+			} else {
+				spreadRows, expRows = spreadRows+h.Right, expRows+h.Left
+			}
+		}
+		if h.BothSides {
+			both = append(both, h.Label)
+		}
+		if i >= saltExplainKeys {
+			continue
+		}
+		note := ""
+		if !h.Salted {
+			note = ", not salted: heavy on the expanded side only"
+		}
+		fmt.Fprintf(&b, " %s (left %d, right %d%s)", h.Label, h.Left, h.Right, note)
+	}
+	if len(p.Heavy) == 0 {
+		b.WriteString(" none")
+	}
+	if n := len(p.Heavy) - saltExplainKeys; n > 0 {
+		fmt.Fprintf(&b, " and %d more", n)
+	}
+	if len(both) > 0 {
+		fmt.Fprintf(&b, "; heavy on both sides: %s (salting spreads their pairs but cannot make fewer)", strings.Join(both, ", "))
+	}
+	pr := p.Predict()
+	moved := p.LeftBytes + p.RightBytes
+	fmt.Fprintf(&b, "; predicted load max/median %.1f → %.1f; bytes moved est. %s → %s (%d copied rows)",
+		pr.MaxOverMedianBefore, pr.MaxOverMedianAfter, memory.Bytes(moved), memory.Bytes(moved+pr.CopiedBytes), pr.CopiedRows)
+	spreadBytes, expBytes := saltScaleBytes(spreadRows, p.LeftBytes, p.LeftRows), saltScaleBytes(expRows, p.RightBytes, p.RightRows)
+	if !p.SpreadLeft {
+		spreadBytes, expBytes = saltScaleBytes(spreadRows, p.RightBytes, p.RightRows), saltScaleBytes(expRows, p.LeftBytes, p.LeftRows)
+	}
+	b.WriteString("\n        cost of salting, this join:")
+	b.WriteString("\n        |                            | spread side          | expanded side")
+	for _, row := range join.CostTable(p.Workers, spreadRows, expRows, spreadBytes, expBytes) {
+		fmt.Fprintf(&b, "\n        | %-26s | %-20s | %s", row[""], row["spread side"], row["expanded side"])
+	}
+	b.WriteString("\n       ")
+	return b.String()
+}
+
+func saltSideName(left bool) string {
+	if left {
+		return "left"
+	}
+	return "right"
+}
+
+func saltScaleBytes(rows, bytes, total int64) int64 {
+	if total == 0 {
+		return 0
+	}
+	return int64(float64(rows) * float64(bytes) / float64(total))
+}
