@@ -99,6 +99,9 @@ func (s *Source) Connector() Connector { return s.conn }
 // Info describes the table.
 func (s *Source) Info() TableInfo { return s.info }
 
+// Options are the scan's options (its clock, retry policy and seed), for strategies that send their own requests.
+func (s *Source) Options() Options { return s.opts }
+
 // Where is the predicate pushed into every request (nil when none).
 func (s *Source) Where() Predicate {
 	switch len(s.where) {
@@ -343,6 +346,7 @@ func (it *scanIter) send(ctx context.Context, req Request) (Page, error) {
 				"latency_ns": int64(clock.Now() - start)}})
 			it.details.Add(DetailBytesShipped, page.Bytes)
 			it.details.Add(DetailRowsScanned, int64(page.Rows()))
+			it.details.Max(trace.VirtualNanos, int64(clock.Now()))
 			return page, nil
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -372,6 +376,7 @@ func (it *scanIter) send(ctx context.Context, req Request) (Page, error) {
 		if err := clock.Sleep(ctx, wait); err != nil {
 			return Page{}, err
 		}
+		it.details.Max(trace.VirtualNanos, int64(clock.Now()))
 	}
 }
 

@@ -62,6 +62,22 @@ func setLive(n Node, live []bool) {
 	}
 }
 
+// Strategies names the join strategies the plan runs, outermost first, comma-separated ("" without joins).
+func (p *Plan) Strategies() string {
+	var names []string
+	var walk func(Node)
+	walk = func(n Node) {
+		if j, ok := n.(interface{ strategy() Strategy }); ok {
+			names = append(names, string(j.strategy()))
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(p.root)
+	return strings.Join(names, ",")
+}
+
 // Schema is the output schema.
 func (p *Plan) Schema() column.Schema { return p.schema }
 

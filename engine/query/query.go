@@ -3,6 +3,7 @@ package query
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -52,16 +53,37 @@ func (p *Prepared) Columns() column.Schema { return p.plan.Schema() }
 // Explain describes the logical and physical plans.
 func (p *Prepared) Explain() string { return p.plan.Explain() }
 
-// Stats are the figures of one run.
+// Stats are the figures of one run, with the same names for every strategy (strategy-specific figures are
+// under Details). Request, byte and virtual-time figures come from simulated or remote sources and are zero for
+// local files.
 type Stats struct {
-	RowsOut    int64         `json:"rows_out"`
-	Batches    int64         `json:"batches"`
-	MemoryPeak int64         `json:"memory_peak_bytes"`
-	Budget     int64         `json:"memory_budget_bytes"`
-	Elapsed    time.Duration `json:"elapsed_ns"`
+	Strategy         string           `json:"strategy"`
+	RowsOut          int64            `json:"rows_out"`
+	Batches          int64            `json:"batches"`
+	Requests         int64            `json:"requests"`
+	RequestsBySource map[string]int64 `json:"requests_by_source"`
+	BytesShipped     int64            `json:"bytes_shipped"`
+	RowsScanned      int64            `json:"rows_scanned"`
+	Retries          int64            `json:"retries"`
+	// VirtualFirstRow and VirtualTotal are in virtual milliseconds: the simulated sources' clock when the first
+	// row was emitted and when the run ended.
+	VirtualFirstRow float64       `json:"virtual_ms_first_row"`
+	VirtualTotal    float64       `json:"virtual_ms_total"`
+	MemoryPeak      int64         `json:"peak_memory_bytes"`
+	Budget          int64         `json:"memory_budget_bytes"`
+	Elapsed         time.Duration `json:"elapsed_ns"`
 	// Details are the strategies' own figures (partitions, heavy keys, pages…), keyed as each documents.
 	Details map[string]any `json:"details"`
 }
+
+// Detail keys that Stats lifts to its top level (they are the connectors' figures: see engine/connector).
+const (
+	detailRequests     = "requests"
+	detailRequestsOf   = "requests@"
+	detailBytesShipped = "bytes_shipped"
+	detailRowsScanned  = "rows_scanned"
+	detailRetries      = "retries"
+)
 
 // Run executes the query, passing each output batch to emit in order. Stats are returned even on error.
 func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (*Stats, error) {
@@ -76,13 +98,34 @@ func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (*St
 	op, err := p.plan.Open(ctx, env)
 	if err == nil {
 		err = exec.Drain(ctx, op, func(b *column.Batch) error {
+			if st.RowsOut == 0 {
+				st.VirtualFirstRow = float64(env.Details.Int(trace.VirtualNanos)) / 1e6
+			}
 			st.RowsOut += int64(b.N)
 			st.Batches++
 			return emit(b)
 		})
 	}
 	st.MemoryPeak = budget.Peak()
+	st.Strategy = p.plan.Strategies()
+	st.VirtualTotal = float64(env.Details.Int(trace.VirtualNanos)) / 1e6
 	st.Details = env.Details.Map()
+	st.RequestsBySource = map[string]int64{}
+	for k, v := range st.Details {
+		n, _ := v.(int64)
+		switch {
+		case k == detailRequests:
+			st.Requests = n
+		case strings.HasPrefix(k, detailRequestsOf):
+			st.RequestsBySource[strings.TrimPrefix(k, detailRequestsOf)] = n
+		case k == detailBytesShipped:
+			st.BytesShipped = n
+		case k == detailRowsScanned:
+			st.RowsScanned = n
+		case k == detailRetries:
+			st.Retries = n
+		}
+	}
 	st.Elapsed = time.Since(start)
 	return st, err
 }

@@ -89,6 +89,31 @@ func (d *Details) Add(key string, n int64) {
 	d.mu.Unlock()
 }
 
+// Max raises an integer figure to n if n is larger.
+func (d *Details) Max(key string, n int64) {
+	d.mu.Lock()
+	if d.m == nil {
+		d.m = map[string]any{}
+	}
+	if old, ok := d.m[key].(int64); !ok || n > old {
+		d.m[key] = n
+	}
+	d.mu.Unlock()
+}
+
+// Int returns an integer figure, 0 when unset.
+func (d *Details) Int(key string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n, _ := d.m[key].(int64)
+	return n
+}
+
+// VirtualNanos is the detail holding the latest virtual time (nanoseconds) any simulated source reached: its
+// value when the first row is emitted is the run's virtual time to first row. Sources on a virtual clock raise
+// it (with Max) after every request and wait.
+const VirtualNanos = "virtual_ns"
+
 // Map returns a copy of the figures.
 func (d *Details) Map() map[string]any {
 	d.mu.Lock()
