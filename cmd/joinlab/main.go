@@ -39,6 +39,7 @@ usage:
   joinlab explain --source NAME=FILE ... [flags] [QUERY]
   joinlab query   --scenario NAME [--seed N] [--knob NAME=VALUE ...] [flags] [QUERY]
   joinlab scenarios
+  joinlab sims        (scenarios with their knobs, and connector profiles with their caps)
 
 Sources are referred to as @NAME in the query. FILE ends in .jsonl, .ndjson, .json (JSON lines) or .csv.
 The query is QUERY, or the contents of -f FILE, or standard input.
@@ -73,6 +74,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	cmd := args[0]
+	if cmd == "sims" {
+		listSims(stdout)
+		return 0
+	}
 	if cmd == "scenarios" {
 		for _, name := range scenario.Names() {
 			sc, _ := scenario.Get(name)
@@ -81,7 +86,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	if cmd != "query" && cmd != "explain" {
-		return fail("unknown command %q (want query, explain or scenarios; see joinlab --help)", cmd)
+		return fail("unknown command %q (want query, explain, scenarios or sims; see joinlab --help)", cmd)
 	}
 	var o options
 	fs := newFlags(cmd, &o)
@@ -134,6 +139,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return fail("%v", err)
 		}
 		sources[name] = src
+	}
+	if len(o.profiles) > 0 {
+		if err := behindProfiles(ctx, sources, o.profiles, o.seed); err != nil {
+			return fail("%v", err)
+		}
 	}
 	mem, err := parseBytes(o.mem)
 	if err != nil {
@@ -193,6 +203,7 @@ type options struct {
 	scenario string
 	seed     uint64
 	knobs    sourceFlags
+	profiles sourceFlags
 	trace    string
 	format   string
 	explain  bool
@@ -216,6 +227,9 @@ func newFlags(cmd string, o *options) *flag.FlagSet {
 	fs.StringVar(&o.scenario, "scenario", "", "use the sources (and default query) of scenario `NAME` (see joinlab scenarios)")
 	fs.Uint64Var(&o.seed, "seed", 1, "the scenario's random `seed`")
 	fs.Var(&o.knobs, "knob", "a scenario setting `NAME=VALUE` (repeatable)")
+	fs.StringVar(&o.scenario, "sim", "", "the same as --scenario")
+	fs.Var(&o.knobs, "set", "the same as --knob")
+	fs.Var(&o.profiles, "profile", "serve --source NAME through a simulated connector: `NAME=PROFILE` or *=PROFILE (see joinlab sims)")
 	fs.StringVar(&o.trace, "trace", "", "write the run's trace events as JSON lines to `FILE`")
 	fs.StringVar(&o.spillDir, "spill-dir", "", "make the Grace join's temporary spill folder under `DIR` (:memory: keeps pages in memory)")
 	return fs

@@ -31,8 +31,10 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			// DeviceMetrics, DeviceStates and Teams are the names the sims catalogue gives these tables; the
+			// scenario's query uses the short ones.
 			return map[string]source.Source{"Metrics": ds.Metrics, "Events": ds.Events, "Devices": ds.Devices,
-				"Routing": ds.Routing}, nil
+				"Routing": ds.Routing, "DeviceMetrics": ds.Metrics, "DeviceStates": ds.Events, "Teams": ds.Routing}, nil
 		},
 	})
 }
