@@ -1,0 +1,703 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/dynfilter"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/trace"
+)
+
+// Paged is the paged federated join: it joins a side too large to fetch in one request (or to hold) with a
+// side behind another connector, page by page, in the output's sort order, holding one page at a time.
+//
+// The paged side (the document's "build" side) is read in thin keyset pages: only the cursor columns — the
+// sort column and the join key — ordered by (sort column, join key), `tuple > cursor`, at most page_size rows.
+// The join key is the cursor's tiebreaker, so the cursor walks through a tie group instead of stopping in it or
+// skipping it. For each page:
+//
+//	thin ──► probe ──► refetch ──► emit ──► thin … ──► (short page) ──► next phase ──► done
+//
+//	thin     one request for page_size+1 thin rows; the extra row only says whether the page is the last
+//	         (short) and whether the page edge cuts a tie group; it is not part of the page
+//	probe    the page's distinct keys go to the probe connector as a dynamic filter, split into the fewest IN
+//	         lists that fit its caps (engine/dynfilter); the slices' rows are unioned
+//	refetch  the paged side's full-width rows with `tuple in (cursor, last]` — the upper bound inclusive, so
+//	         every twin of the last tuple comes back — and `key in matched`, with no row limit (paged by the
+//	         table's tie-free key if the answer is larger than a response)
+//	emit     the page's rows joined (an in-memory hash join holding the probe rows, streaming the re-fetched
+//	         rows in order), streamed to the consumer; then cursor = the page's last tuple
+//
+// Output order: the sort column (its direction; nulls where the query puts them), then the join key, then the
+// table's key, each paged row's matches in the probe table's key order. Because the windows (cursor, last]
+// tile the order, every finished page extends a prefix of the final result: rows are certain as soon as they
+// are emitted, and a consumer that stops pulling (take N) stops the join — no further request is sent.
+//
+// Nulls: a row whose join key is null never matches (inner, semi), so thin pages ask `isnotnull(key)` and such
+// rows are never fetched. Rows whose sort column is null are paged in a phase of their own, by the join key
+// alone (`isnull(sort) and key > cursor`): after the other rows when nulls sort last (KQL's default for desc),
+// before them when they sort first.
+//
+// Page size is adaptive (see sizeNext): a small first page, so the first rows arrive after three round
+// trips, then pages sized from what earlier pages showed — output rows per thin row against the rows still
+// wanted, distinct keys per row against the probe's IN capacity, bytes per row against the response caps and
+// the memory budget — each decision traced with its reason.
+//
+// Memory: one thin page, its probe rows and its re-fetched rows, plus the hash table over the probe rows; all
+// accounted against the budget and released when the page is emitted. Cost: per page one thin request, ⌈keys /
+// slice⌉ probe requests and ⌈matched / slice⌉ re-fetch requests (more when an answer exceeds a response);
+// a page whose keys match nothing costs no re-fetch.
+type Paged struct {
+	spec    *Spec
+	cfg     PagedConfig
+	paged   *fetcher
+	probe   *fetcher
+	budget  *memory.Budget
+	sink    trace.Sink
+	details *trace.Details
+	op      string
+
+	sortCol  string // "" when the order is the join key alone
+	keyCol   string // the paged side's join key column
+	phases   []bool // per phase: pages the rows whose sort column is null
+	phase    int
+	state    pagedState
+	cursor   []column.Value
+	size     int
+	page     int
+	emitted  int64
+	held     int64
+	hash     *Hash
+	lastRate pageRates
+	sizes    []int
+}
+
+// PagedConfig is what the planner tells a paged join beyond the spec.
+type PagedConfig struct {
+	// PagedLeft says the left side is the one paged; otherwise the right is.
+	PagedLeft bool
+	// Sort is the order the output must follow: one column of the paged side. Nil: the paged table's natural
+	// order (its key's first column, unless that is the join key).
+	Sort *SortColumn
+	// Limit is how many output rows the consumer wants (take N above the join), or -1 for all.
+	Limit int64
+	// FirstPage is the first page's rows (0: firstPageRows); MaxPage bounds every page (0: the caps).
+	FirstPage, MaxPage int
+	// FixedPage keeps every page at FirstPage rows (a test knob: page size 1 throughout).
+	FixedPage bool
+	// Op names the operator in trace events (default "paged").
+	Op string
+	// Window is the time window of the timewindow baseline (0: defaultTimeWindow).
+	Window time.Duration
+}
+
+// SortColumn is one sort key of the paged side.
+type SortColumn struct {
+	Column     string
+	Desc       bool
+	NullsFirst bool
+}
+
+// Trace event kinds of the paged join (Op "paged"), besides the request events of every connector request
+// (connector.RequestSent … with a "purpose" attribute: thin, probe, refetch) and trace.RowsEmitted.
+const (
+	// PageSized: page, size, reason — the size chosen for the next thin page and why.
+	PageSized trace.Kind = "page_sized"
+	// PageRequested: page, phase (rows or null_sort), cursor (values, or null at the start), size.
+	PageRequested trace.Kind = "page_requested"
+	// PageFetched: page, rows, bytes, distinct_keys, window_from, window_to (the cursor and the page's last
+	// tuple: the re-fetch window (from, to]), short.
+	PageFetched trace.Kind = "page_fetched"
+	// TieGroupCut: page, tuple (the sort value shared across the page edge), same_key (the edge also splits
+	// rows sharing the join key: the inclusive re-fetch brings their twins).
+	TieGroupCut trace.Kind = "tie_group_cut"
+	// FilterSplit: page, side (probe or refetch), source, keys, slices, slice_bytes, slice_values, max_bytes,
+	// max_values.
+	FilterSplit trace.Kind = "filter_split"
+	// ProbeResults: page, rows, matched_keys.
+	ProbeResults trace.Kind = "probe_results"
+	// Refetched: page, window_from, window_to, keys, rows.
+	Refetched trace.Kind = "refetch"
+)
+
+// Detail keys of the paged join.
+const (
+	DetailPages         = "pages"
+	DetailPageSizes     = "page_sizes"
+	DetailFilterSlices  = "filter_slices"
+	DetailRefetchRows   = "refetch_rows"
+	DetailTieGroupsCut  = "tie_groups_cut"
+	DetailPagedStrategy = "paged_strategy"
+)
+
+// firstPageRows is the first thin page: small, so the thin scan, the probe and the re-fetch each carry little
+// and the first rows reach the user after three short round trips.
+const firstPageRows = 64
+
+// pageGrowth is the most one page grows over the last when the statistics ask for more (or say nothing): fast
+// enough to reach the caps in a few pages, slow enough that one page's noise cannot overshoot by much.
+const pageGrowth = 4
+
+// yieldHeadroom over-asks the rows the observed yield says will complete take N, so a slightly worse next page
+// still finishes it in one round.
+const yieldHeadroom = 1.5
+
+// maxSlicesPerPage bounds the probe requests one page may need: the page's expected distinct keys are kept
+// within this many full IN lists of the probe connector.
+const maxSlicesPerPage = 8
+
+// pageMemoryShare is the share of the memory budget one page's re-fetched rows may be planned to take: the
+// rest is for the probe rows, the hash table and the estimate being low.
+const pageMemoryShare = 0.25
+
+type pagedState int
+
+const (
+	pagedNext pagedState = iota // fetch the next page (or move to the next phase)
+	pagedEmit                   // stream the current page's joined rows
+	pagedDone
+)
+
+// pageRates are what the pages so far showed, per thin row.
+type pageRates struct {
+	thinRows, thinBytes, keys, refetchRows, refetchBytes, outRows int64
+}
+
+// PagedKinds are the join kinds a paged join serves when the given side is paged: those whose output from
+// the paged side is decided by its own rows' matches, so a page's rows are final when the page is done. The
+// others need every page before they can emit (the unpaged side's unmatched or deduplicated rows, or the paged
+// side's innerunique first rows), which defeats paging.
+func PagedKinds(pagedLeft bool) []Kind {
+	if pagedLeft {
+		return []Kind{Inner, LeftSemi}
+	}
+	return []Kind{InnerUnique, Inner, RightSemi}
+}
+
+// NewPaged makes a paged join under spec, paging one remote and probing the other.
+func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (*Paged, error) {
+	served := false
+	for _, k := range PagedKinds(cfg.PagedLeft) {
+		served = served || k == spec.Kind
+	}
+	side := "right"
+	if cfg.PagedLeft {
+		side = "left"
+	}
+	if !served {
+		return nil, fmt.Errorf("paged join: kind %s is not served with the %s side paged (served: %v)", spec.Kind, side, PagedKinds(cfg.PagedLeft))
+	}
+	if len(spec.LeftKeys) != 1 {
+		return nil, fmt.Errorf("paged join: needs exactly one key pair, has %d", len(spec.LeftKeys))
+	}
+	paged, probe := left, right
+	if !cfg.PagedLeft {
+		paged, probe = right, left
+	}
+	if cfg.Op == "" {
+		cfg.Op = "paged"
+	}
+	p := &Paged{spec: spec, cfg: cfg, budget: env.Budget, sink: env.Trace, details: env.Details, op: cfg.Op,
+		paged: newFetcher(paged, cfg.Op, env.Trace, env.Details), probe: newFetcher(probe, cfg.Op, env.Trace, env.Details)}
+	p.keyCol = paged.keyColumn()
+	if cfg.Sort == nil {
+		for _, k := range paged.Info.Key {
+			if k.Column != p.keyCol {
+				p.cfg.Sort = &SortColumn{Column: k.Column, Desc: k.Desc}
+			}
+			break
+		}
+	}
+	if s := p.cfg.Sort; s != nil && s.Column != p.keyCol {
+		p.sortCol = s.Column
+		if paged.Info.Schema.Index(s.Column) < 0 {
+			return nil, fmt.Errorf("paged join: sort column %s is not a column of %s", s.Column, paged.Info.Name)
+		}
+	}
+	switch {
+	case p.sortCol == "":
+		p.phases = []bool{false}
+	case p.cfg.Sort.NullsFirst:
+		p.phases = []bool{true, false}
+	default:
+		p.phases = []bool{false, true}
+	}
+	return p, nil
+}
+
+func (p *Paged) Schema() column.Schema { return p.spec.Schema }
+
+func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
+	for {
+		switch p.state {
+		case pagedNext:
+			if p.cfg.Limit >= 0 && p.emitted >= p.cfg.Limit {
+				p.finish()
+				continue
+			}
+			if p.phase >= len(p.phases) {
+				p.finish()
+				continue
+			}
+			if err := p.nextPage(ctx); err != nil {
+				p.release()
+				return nil, fmt.Errorf("paged join: page %d: %w", p.page, err)
+			}
+		case pagedEmit:
+			b, err := p.hash.Next(ctx)
+			if err != nil {
+				p.release()
+				return nil, fmt.Errorf("paged join: page %d: %w", p.page, err)
+			}
+			if b == nil {
+				p.release()
+				p.state = pagedNext
+				continue
+			}
+			if b.N == 0 {
+				continue
+			}
+			p.emitted += int64(b.N)
+			p.lastRate.outRows += int64(b.N)
+			p.emit(trace.RowsEmitted, map[string]any{"rows": b.N, "total": p.emitted, "page": p.page})
+			return b, nil
+		case pagedDone:
+			return nil, nil
+		default:
+			return nil, fmt.Errorf("paged join: impossible state %d", p.state)
+		}
+	}
+}
+
+func (p *Paged) finish() {
+	p.state = pagedDone
+	p.details.Set(DetailPageSizes, append([]int(nil), p.sizes...))
+}
+
+func (p *Paged) emit(kind trace.Kind, attrs map[string]any) {
+	p.sink.Emit(trace.Event{Kind: kind, At: p.paged.now(), Op: p.op, Attrs: attrs})
+}
+
+func (p *Paged) grow(what string, n int64) error {
+	if err := p.budget.Grow(what, n); err != nil {
+		return err
+	}
+	p.held += n
+	return nil
+}
+
+func (p *Paged) release() {
+	p.budget.Shrink(p.held)
+	p.held = 0
+	p.hash = nil
+}
+
+// phaseKeys is the current phase's cursor: (sort column, key), or the key alone in the null-sort phase.
+func (p *Paged) phaseKeys() []connector.OrderKey {
+	key := connector.OrderKey{Column: p.keyCol}
+	if p.sortCol == "" || p.phases[p.phase] {
+		return []connector.OrderKey{key}
+	}
+	return []connector.OrderKey{{Column: p.sortCol, Desc: p.cfg.Sort.Desc}, key}
+}
+
+// thinOrder orders thin pages: (sort column, key). In the null-sort phase every sort value is null, so the
+// order is the key's; the sort column stays first so that sources which only order by a prefix of their key
+// still accept it.
+func (p *Paged) thinOrder() []connector.OrderKey {
+	key := connector.OrderKey{Column: p.keyCol}
+	if p.sortCol == "" {
+		return []connector.OrderKey{key}
+	}
+	return []connector.OrderKey{{Column: p.sortCol, Desc: p.cfg.Sort.Desc}, key}
+}
+
+// phaseWhere is what every request of the phase asks besides the pushed predicate.
+func (p *Paged) phaseWhere() connector.Predicate {
+	and := connector.And{connector.NotNull{Column: p.keyCol}}
+	if p.sortCol != "" {
+		if p.phases[p.phase] {
+			and = append(and, connector.Not{X: connector.NotNull{Column: p.sortCol}})
+		} else {
+			and = append(and, connector.NotNull{Column: p.sortCol})
+		}
+	}
+	return and
+}
+
+func (p *Paged) cursorPred(bound connector.Bound, vals []column.Value) connector.Predicate {
+	if vals == nil {
+		return nil
+	}
+	return connector.Keyset{Keys: p.phaseKeys(), Values: vals, Bound: bound}
+}
+
+func valuesAny(vals []column.Value) any {
+	if vals == nil {
+		return nil
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = connector.Literal(v)
+	}
+	return out
+}
+
+// nextPage runs one page through thin, probe and refetch, leaving its join ready to emit; or, when the phase
+// has no rows left, moves to the next phase.
+func (p *Paged) nextPage(ctx context.Context) error {
+	p.page++
+	size, reason := p.sizeNext()
+	p.size = size
+	p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": reason})
+	keys := p.phaseKeys()
+	thinCols := make([]string, len(keys))
+	for i, k := range keys {
+		thinCols[i] = k.Column
+	}
+	if len(keys) == 1 && p.sortCol != "" {
+		thinCols = []string{p.sortCol, p.keyCol} // the sort column's nulls are shown, for the trace
+	}
+	keyAt := indexOfName(thinCols, p.keyCol)
+	phaseName := "rows"
+	if p.phases[p.phase] {
+		phaseName = "null_sort"
+	}
+
+	// Thin page: size+1 rows, the last only a look past the edge.
+	var page connector.Page
+	limit := size + 1
+	for {
+		limit = size + 1
+		if caps := p.paged.r.Conn.Caps(); caps.MaxRows > 0 && limit > caps.MaxRows {
+			limit = caps.MaxRows // a source returning one row per response gets no look past the edge
+			size = max(1, limit-1)
+		}
+		p.emit(PageRequested, map[string]any{"page": p.page, "phase": phaseName, "cursor": valuesAny(p.cursor), "size": size})
+		req := connector.Request{Table: p.paged.r.Info.Name, Columns: thinCols, OrderBy: p.thinOrder(), Limit: limit,
+			Where: p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, p.cursor))}
+		var err error
+		page, err = p.paged.send(ctx, req, "thin")
+		var big *connector.ResultTooLargeError
+		if errors.As(err, &big) && size > 1 {
+			next := max(1, size/shrinkDivisor)
+			p.emit(PageSized, map[string]any{"page": p.page, "size": next, "reason": "the source refused " + fmt.Sprint(size) + " thin rows: " + big.Error()})
+			size = next
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("thin page: %w", err)
+		}
+		break
+	}
+	n := page.Rows()
+	if n == 0 {
+		p.phase++
+		p.cursor = nil
+		p.page--
+		return nil
+	}
+	use := n
+	short := !page.Truncated && n < limit
+	if !page.Truncated && n > size {
+		use = size
+	}
+	if err := p.grow("a thin page", page.Batch.Bytes()); err != nil {
+		return err
+	}
+	thin := page.Batch
+	cursorOf := func(i int) []column.Value {
+		out := make([]column.Value, len(keys))
+		for k, key := range keys {
+			out[k] = thin.Cols[indexOfName(thinCols, key.Column)].Value(i)
+		}
+		return out
+	}
+	last := cursorOf(use - 1)
+	p.sizes = append(p.sizes, size)
+	p.details.Add(DetailPages, 1)
+	if use < n && len(keys) == 2 {
+		s0, s1 := thin.Cols[0].Value(use-1), thin.Cols[0].Value(use)
+		if c, ok := expr.Compare(s0, s1); ok && c == 0 {
+			k0, k1 := thin.Cols[keyAt].Value(use-1), thin.Cols[keyAt].Value(use)
+			kc, _ := expr.Compare(k0, k1)
+			p.details.Add(DetailTieGroupsCut, 1)
+			p.emit(TieGroupCut, map[string]any{"page": p.page, "tuple": connector.Literal(s0), "same_key": kc == 0})
+		}
+	}
+	pageKeys := dynfilter.Distinct(thin.Cols[keyAt].Slice(0, use), use)
+	p.emit(PageFetched, map[string]any{"page": p.page, "rows": use, "bytes": page.Bytes, "distinct_keys": len(pageKeys),
+		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": short})
+	p.lastRate.thinRows += int64(use)
+	p.lastRate.thinBytes += page.Bytes * int64(use) / int64(n)
+	p.lastRate.keys += int64(len(pageKeys))
+
+	// Probe: the page's keys as a dynamic filter on the other side.
+	probeTab, matched, err := p.probeKeys(ctx, pageKeys)
+	if err != nil {
+		return err
+	}
+
+	// Re-fetch: full rows of the window (cursor, last] whose key matched.
+	from := p.cursor
+	var pagedTab *column.Table
+	if len(matched) > 0 {
+		if pagedTab, err = p.refetch(ctx, from, last, matched); err != nil {
+			return err
+		}
+	}
+	p.cursor = last
+	if short {
+		p.phase++
+		p.cursor = nil
+	}
+	if pagedTab == nil || pagedTab.N == 0 {
+		p.release()
+		return nil
+	}
+	left, right := p.sideOps(pagedTab, probeTab)
+	p.hash = NewHash(p.spec, left, right, !p.cfg.PagedLeft, p.budget)
+	p.state = pagedEmit
+	return nil
+}
+
+// probeKeys fetches the probe side's rows whose key is one of keys, split to the probe connector's caps.
+func (p *Paged) probeKeys(ctx context.Context, keys []column.Value) (*column.Table, []column.Value, error) {
+	r := p.probe.r
+	cols := fetchColumns(r)
+	order := r.Info.Key
+	for _, k := range order {
+		if indexOfName(cols, k.Column) < 0 {
+			cols = append(cols, k.Column)
+		}
+	}
+	tmpl := connector.Request{Table: r.Info.Name, Columns: cols, Where: p.probe.where(), OrderBy: order, Limit: r.Conn.Caps().MaxRows}
+	out := column.NewTable(schemaOf(cols, r.Info.Schema))
+	if len(keys) == 0 {
+		return out, nil, nil
+	}
+	f, err := p.probe.filter(keys, r.keyColumn(), tmpl)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.traceSplit("probe", r.Name, len(keys), f)
+	for _, s := range f.Slices {
+		in := connector.In{Column: r.keyColumn(), Values: s.Values}
+		t, err := p.probe.complete(ctx, p.probe.where(in), cols, order, order, "probe")
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := p.grow("probe rows", t.Batch().Bytes()); err != nil {
+			return nil, nil, err
+		}
+		out.Append(t.Batch())
+	}
+	matched := dynfilter.Distinct(out.Cols[out.Schema.Index(r.keyColumn())], out.N)
+	p.emit(ProbeResults, map[string]any{"page": p.page, "rows": out.N, "matched_keys": len(matched)})
+	return out, matched, nil
+}
+
+// refetch fetches the paged side's full rows in (from, to] whose key is in matched, in the output order.
+func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []column.Value) (*column.Table, error) {
+	r := p.paged.r
+	cols := fetchColumns(r)
+	order := append([]connector.OrderKey(nil), p.thinOrder()...)
+	for _, k := range r.Info.Key {
+		if indexOfName(orderColumns(order), k.Column) < 0 {
+			order = append(order, k)
+		}
+	}
+	keyset := order
+	if p.phases[p.phase] && p.sortCol != "" {
+		keyset = order[1:] // the sort column is null throughout this phase
+	}
+	for _, k := range order {
+		if indexOfName(cols, k.Column) < 0 {
+			cols = append(cols, k.Column)
+		}
+	}
+	window := p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, from), p.cursorPred(connector.AtOrBefore, to))
+	tmpl := connector.Request{Table: r.Info.Name, Columns: cols, Where: window, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
+	f, err := p.paged.filter(matched, p.keyCol, tmpl)
+	if err != nil {
+		return nil, err
+	}
+	p.traceSplit("refetch", r.Name, len(matched), f)
+	out := column.NewTable(schemaOf(cols, r.Info.Schema))
+	for _, s := range f.Slices {
+		t, err := p.paged.complete(ctx, and(window, connector.In{Column: p.keyCol, Values: s.Values}), cols, order, keyset, "refetch")
+		if err != nil {
+			return nil, err
+		}
+		if err := p.grow("re-fetched rows", t.Batch().Bytes()); err != nil {
+			return nil, err
+		}
+		out.Append(t.Batch())
+	}
+	if len(f.Slices) > 1 {
+		out = sortTable(out, order)
+	}
+	p.details.Add(DetailRefetchRows, int64(out.N))
+	p.lastRate.refetchRows += int64(out.N)
+	p.lastRate.refetchBytes += out.Batch().Bytes()
+	p.emit(Refetched, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
+		"keys": len(matched), "rows": out.N})
+	return out, nil
+}
+
+func (p *Paged) traceSplit(side, source string, keys int, f dynfilter.Filter) {
+	bytes := make([]int, len(f.Slices))
+	vals := make([]int, len(f.Slices))
+	for i, s := range f.Slices {
+		bytes[i], vals[i] = s.Bytes, len(s.Values)
+	}
+	p.details.Add(DetailFilterSlices, int64(len(f.Slices)))
+	p.emit(FilterSplit, map[string]any{"page": p.page, "side": side, "source": source, "keys": keys, "slices": len(f.Slices),
+		"slice_bytes": bytes, "slice_values": vals, "max_bytes": f.MaxBytes, "max_values": f.MaxValues})
+}
+
+// sideOps lays the fetched tables out as the spec's left and right inputs (unfetched columns dead).
+func (p *Paged) sideOps(pagedTab, probeTab *column.Table) (exec.Operator, exec.Operator) {
+	lay := func(r *Remote, t *column.Table, schema column.Schema) exec.Operator {
+		out := &column.Table{Schema: schema, Cols: make([]*column.Vector, len(schema)), N: t.N}
+		for i, c := range r.Columns {
+			if j := t.Schema.Index(c); j >= 0 && (r.Live == nil || r.Live[i] || i == r.Key) {
+				out.Cols[i] = t.Cols[j]
+			}
+		}
+		return &pageTable{schema: schema, t: out}
+	}
+	if p.cfg.PagedLeft {
+		return lay(p.paged.r, pagedTab, p.spec.Left), lay(p.probe.r, probeTab, p.spec.Right)
+	}
+	return lay(p.probe.r, probeTab, p.spec.Left), lay(p.paged.r, pagedTab, p.spec.Right)
+}
+
+// fetchColumns are the remote's columns the query reads, and its key.
+func fetchColumns(r *Remote) []string {
+	var cols []string
+	for i, c := range r.Columns {
+		if r.Live == nil || r.Live[i] || i == r.Key {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+func orderColumns(order []connector.OrderKey) []string {
+	out := make([]string, len(order))
+	for i, k := range order {
+		out[i] = k.Column
+	}
+	return out
+}
+
+// sortTable orders t by order (nulls last), the merge of several slices' answers.
+func sortTable(t *column.Table, order []connector.OrderKey) *column.Table {
+	idx := make([]int32, t.N)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	cols := make([]*column.Vector, len(order))
+	for i, k := range order {
+		cols[i] = t.Cols[t.Schema.Index(k.Column)]
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		for i, k := range order {
+			x, y := cols[i].Value(int(idx[a])), cols[i].Value(int(idx[b]))
+			switch {
+			case x.Null && y.Null:
+				continue
+			case x.Null:
+				return false
+			case y.Null:
+				return true
+			}
+			c, _ := expr.Compare(x, y)
+			if k.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	out := &column.Table{Schema: t.Schema, Cols: make([]*column.Vector, len(t.Cols)), N: t.N}
+	for i, c := range t.Cols {
+		if c != nil {
+			out.Cols[i] = c.Gather(idx)
+		}
+	}
+	return out
+}
+
+// sizeNext chooses the next thin page's rows and says why.
+func (p *Paged) sizeNext() (int, string) {
+	caps := p.paged.r.Conn.Caps()
+	capRows := math.MaxInt32
+	if caps.MaxRows > 1 {
+		capRows = caps.MaxRows - 1 // one row is the look past the edge
+	}
+	if p.cfg.MaxPage > 0 {
+		capRows = min(capRows, p.cfg.MaxPage)
+	}
+	first := p.cfg.FirstPage
+	if first <= 0 {
+		first = firstPageRows
+	}
+	if p.cfg.FixedPage {
+		return max(1, min(first, capRows)), "fixed page size (test knob)"
+	}
+	st := p.lastRate
+	if st.thinRows == 0 {
+		size := max(1, min(first, capRows))
+		if p.cfg.Limit >= 0 && int64(size) > p.cfg.Limit*pageGrowth && p.cfg.Limit > 0 {
+			size = int(p.cfg.Limit) * pageGrowth
+		}
+		return size, fmt.Sprintf("first page: small for time to first row (%d rows)", size)
+	}
+	prev := p.size
+	size := prev * pageGrowth
+	reason := fmt.Sprintf("grow ×%d over the last page", pageGrowth)
+	if p.cfg.Limit >= 0 && st.outRows > 0 {
+		need := float64(p.cfg.Limit - p.emitted)
+		yield := float64(st.outRows) / float64(st.thinRows)
+		want := int(math.Ceil(need / yield * yieldHeadroom))
+		if want < size {
+			size, reason = max(1, want), fmt.Sprintf("%.0f rows still wanted at %.3f output rows per thin row", need, yield)
+		}
+	}
+	if caps.MaxBytes > 0 && st.thinBytes > 0 {
+		perRow := float64(st.thinBytes) / float64(st.thinRows)
+		if lim := int(float64(caps.MaxBytes) / perRow / yieldHeadroom); lim < size {
+			size, reason = max(1, lim), fmt.Sprintf("thin rows of %.0f bytes against the %d-byte response cap", perRow, caps.MaxBytes)
+		}
+	}
+	if pc := p.probe.r.Conn.Caps(); pc.MaxInValues > 0 && st.keys > 0 {
+		perRow := float64(st.keys) / float64(st.thinRows)
+		if lim := int(float64(pc.MaxInValues*maxSlicesPerPage) / perRow); lim < size {
+			size, reason = max(1, lim), fmt.Sprintf("%.3f distinct keys per row against %d probe IN lists of %d", perRow, maxSlicesPerPage, pc.MaxInValues)
+		}
+	}
+	if st.refetchRows > 0 && p.budget.Limit() > 0 {
+		perThin := float64(st.refetchBytes) / float64(st.thinRows)
+		if lim := int(pageMemoryShare * float64(p.budget.Limit()) / perThin); lim < size {
+			size, reason = max(1, lim), fmt.Sprintf("re-fetched rows of %.0f bytes per thin row against %.0f%% of the %s budget",
+				perThin, pageMemoryShare*100, memory.Bytes(p.budget.Limit()))
+		}
+	}
+	if size > capRows {
+		size, reason = capRows, reason+fmt.Sprintf(", capped at %d rows per response", capRows)
+	}
+	return size, reason
+}

@@ -1,0 +1,312 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/dynfilter"
+	"github.com/joinlab/joinlab/engine/trace"
+)
+
+// Remote is one side of a federated join: a table behind a connector, with the conditions the planner pushed
+// into it. The paged join and its baselines send their own requests through it.
+type Remote struct {
+	// Name is the source's name (after '@'), used in trace ops and per-source request counts.
+	Name string
+	Conn connector.Connector
+	Info connector.TableInfo
+	// Where is the pushed predicate every request carries (nil: none).
+	Where connector.Predicate
+	// Columns are the side's columns in the join spec's order (Spec.Left or Spec.Right), by connector name.
+	Columns []string
+	// Live marks the columns the query reads; the others are never fetched and stay nil (dead) in batches.
+	Live []bool
+	// Key is the join key's index in Columns.
+	Key   int
+	Clock connector.Clock
+	Retry connector.RetryPolicy
+	Seed  uint64
+}
+
+// keyColumn is the join key's connector column.
+func (r *Remote) keyColumn() string { return r.Columns[r.Key] }
+
+// cursorReserve is the query text a continuation keyset adds to a request whose filter was sized without it
+// (a few quoted values and comparisons), kept free under Caps.MaxQueryBytes when splitting filters.
+const cursorReserve = 512
+
+// shrinkDivisor is how much smaller a request asks after a result-too-large answer: halving finds a size that
+// fits in log2 steps whatever the row width.
+const shrinkDivisor = 2
+
+// fetcher sends one operator's requests to one remote: retries throttles and transient failures under the
+// retry policy on the connector's clock, and reports every request to the trace and the run's details with the
+// same event kinds and detail keys as the connector scan.
+type fetcher struct {
+	r       *Remote
+	sink    trace.Sink
+	details *trace.Details
+	op      string
+	seq     int
+	retries int
+	rng     *rand.Rand
+}
+
+func newFetcher(r *Remote, op string, sink trace.Sink, details *trace.Details) *fetcher {
+	if r.Retry == (connector.RetryPolicy{}) {
+		r.Retry = connector.DefaultRetry
+	}
+	h := fnv.New64a()
+	h.Write([]byte(op + "@" + r.Name))
+	return &fetcher{r: r, sink: sink, details: details, op: op, rng: rand.New(rand.NewPCG(r.Seed, h.Sum64()))}
+}
+
+func (f *fetcher) now() time.Duration { return f.r.Clock.Now() }
+
+// where is the pushed predicate and'ed with extra terms (nil terms skipped).
+func (f *fetcher) where(extra ...connector.Predicate) connector.Predicate {
+	var and connector.And
+	if f.r.Where != nil {
+		and = append(and, f.r.Where)
+	}
+	for _, x := range extra {
+		if x != nil {
+			and = append(and, x)
+		}
+	}
+	switch len(and) {
+	case 0:
+		return nil
+	case 1:
+		return and[0]
+	}
+	return and
+}
+
+// render is the native text of req, "" when the connector renders none.
+func (f *fetcher) render(req connector.Request) string {
+	if r, ok := f.r.Conn.(connector.Renderer); ok {
+		if text, err := r.Render(req); err == nil {
+			return text
+		}
+	}
+	return ""
+}
+
+// send sends req until it is answered, retrying throttles and transient failures. purpose names the request
+// in the trace (thin, probe, refetch…). A failed request returned no rows, so retrying never loses or repeats
+// one.
+func (f *fetcher) send(ctx context.Context, req connector.Request, purpose string) (connector.Page, error) {
+	pol := f.r.Retry
+	f.seq++
+	native := f.render(req)
+	for attempt := 1; ; attempt++ {
+		f.sink.Emit(trace.Event{Kind: connector.RequestSent, At: f.now(), Op: f.op, Attrs: map[string]any{
+			"source": f.r.Name, "table": req.Table, "request": f.seq, "attempt": attempt, "purpose": purpose,
+			"native": native, "query_bytes": len(native), "in_values": connector.InValues(req.Where), "limit": req.Limit}})
+		f.details.Add(connector.DetailRequests, 1)
+		f.details.Add(connector.DetailRequestsOf+f.r.Name, 1)
+		start := f.now()
+		page, err := f.r.Conn.Query(ctx, req)
+		if err == nil && page.Truncated && page.Rows() == 0 {
+			err = &connector.TransientError{Reason: "truncated page with no rows"}
+		}
+		if err == nil && page.Batch != nil && len(page.Batch.Cols) != len(req.Columns) {
+			return connector.Page{}, fmt.Errorf("%s answered %d columns for %d requested", f.r.Name, len(page.Batch.Cols), len(req.Columns))
+		}
+		if err == nil {
+			f.sink.Emit(trace.Event{Kind: connector.PageReturned, At: f.now(), Op: f.op, Attrs: map[string]any{
+				"request": f.seq, "purpose": purpose, "rows": page.Rows(), "bytes": page.Bytes, "truncated": page.Truncated,
+				"latency_ns": int64(f.now() - start)}})
+			f.details.Add(connector.DetailBytesShipped, page.Bytes)
+			f.details.Add(connector.DetailRowsScanned, int64(page.Rows()))
+			f.details.Max(trace.VirtualNanos, int64(f.now()))
+			if page.Batch == nil {
+				page.Batch = emptyBatch(req.Columns, f.r.Info.Schema)
+			}
+			return page, nil
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return connector.Page{}, ctxErr
+		}
+		retryable := connector.Retryable(err)
+		f.sink.Emit(trace.Event{Kind: connector.RequestFailed, At: f.now(), Op: f.op, Attrs: map[string]any{
+			"request": f.seq, "error": err.Error(), "retryable": retryable}})
+		if !retryable {
+			return connector.Page{}, err
+		}
+		if attempt >= pol.Attempts || f.retries >= pol.Budget {
+			return connector.Page{}, fmt.Errorf("retry budget spent (%d attempts of request %d, %d retries, limits %d and %d): %w",
+				attempt, f.seq, f.retries, pol.Attempts, pol.Budget, err)
+		}
+		wait := f.backoff(attempt)
+		var th *connector.ThrottledError
+		if errors.As(err, &th) {
+			f.sink.Emit(trace.Event{Kind: connector.RequestThrottled, At: f.now(), Op: f.op, Attrs: map[string]any{
+				"request": f.seq, "retry_after_ns": int64(th.RetryAfter)}})
+			wait = th.RetryAfter + time.Duration(f.rng.Int64N(int64(pol.Base)+1))
+		}
+		f.retries++
+		f.details.Add(connector.DetailRetries, 1)
+		f.sink.Emit(trace.Event{Kind: connector.RequestRetried, At: f.now(), Op: f.op, Attrs: map[string]any{
+			"request": f.seq, "attempt": attempt + 1, "wait_ns": int64(wait)}})
+		if err := f.r.Clock.Sleep(ctx, wait); err != nil {
+			return connector.Page{}, err
+		}
+		f.details.Max(trace.VirtualNanos, int64(f.now()))
+	}
+}
+
+// backoff is the wait before retry n (1-based) after a transient failure: seeded-random in [d/2, d] for
+// d = min(Max, Base·2ⁿ⁻¹).
+func (f *fetcher) backoff(n int) time.Duration {
+	pol := f.r.Retry
+	d := pol.Max
+	if n < 32 && pol.Base<<uint(n-1) < pol.Max && pol.Base<<uint(n-1) > 0 {
+		d = pol.Base << uint(n-1)
+	}
+	return d/2 + time.Duration(f.rng.Int64N(int64(d/2)+1))
+}
+
+func emptyBatch(cols []string, schema column.Schema) *column.Batch {
+	vecs := make([]*column.Vector, len(cols))
+	for i, c := range cols {
+		t := column.Dynamic
+		if j := schema.Index(c); j >= 0 {
+			t = schema[j].Type
+		}
+		vecs[i] = column.NewVector(t, 0)
+	}
+	return column.NewBatch(vecs, 0)
+}
+
+// complete fetches every row matching where, however many requests it takes: requests ordered by order (which
+// must have no ties: it ends with the table's key), at most a response's rows each, continuing with a keyset
+// past the last row while pages come back full or truncated, and halving the request after a too-large answer.
+// keyset are the order's columns the continuation compares (order minus columns known to be null). cols must
+// contain every keyset column. No row limit is asked of the answer as a whole: this is how a re-fetch gets every
+// twin of a tie group.
+func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols []string, order, keyset []connector.OrderKey, purpose string) (*column.Table, error) {
+	caps := f.r.Conn.Caps()
+	limit := caps.MaxRows
+	pos := make([]int, len(keyset))
+	for i, k := range keyset {
+		pos[i] = indexOfName(cols, k.Column)
+		if pos[i] < 0 {
+			return nil, fmt.Errorf("%s: continuation column %s is not fetched", purpose, k.Column)
+		}
+	}
+	out := column.NewTable(schemaOf(cols, f.r.Info.Schema))
+	var cursor []column.Value
+	for {
+		w := where
+		if cursor != nil {
+			w = and(where, connector.Keyset{Keys: keyset, Values: cursor, Bound: connector.After})
+		}
+		req := connector.Request{Table: f.r.Info.Name, Columns: cols, Where: w, OrderBy: order, Limit: limit}
+		page, err := f.send(ctx, req, purpose)
+		var big *connector.ResultTooLargeError
+		if errors.As(err, &big) {
+			if limit == 0 {
+				limit = max(1, int(big.Rows)/shrinkDivisor)
+			} else if limit > 1 {
+				limit = max(1, limit/shrinkDivisor)
+			} else {
+				return nil, fmt.Errorf("%s: even one row is too large: %w", purpose, err)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", purpose, err)
+		}
+		out.Append(page.Batch)
+		n := page.Rows()
+		if n == 0 || (!page.Truncated && (limit == 0 || n < limit)) {
+			return out, nil
+		}
+		cursor = make([]column.Value, len(pos))
+		for i, p := range pos {
+			cursor[i] = page.Batch.Cols[p].Value(n - 1)
+		}
+	}
+}
+
+// filter splits keys to fit this remote's caps for requests shaped like tmpl (its Where is and'ed with each
+// slice's IN list), keeping cursorReserve bytes free for a continuation keyset.
+func (f *fetcher) filter(keys []column.Value, col string, tmpl connector.Request) (dynfilter.Filter, error) {
+	caps := f.r.Conn.Caps()
+	if caps.MaxQueryBytes > 0 {
+		caps.MaxQueryBytes = max(1, caps.MaxQueryBytes-cursorReserve)
+	}
+	var render dynfilter.Render
+	if r, ok := f.r.Conn.(connector.Renderer); ok {
+		render = func(p connector.Predicate) (int, error) {
+			req := tmpl
+			req.Where = and(tmpl.Where, p)
+			text, err := r.Render(req)
+			return len(text), err
+		}
+	}
+	return dynfilter.SplitToFit(col, keys, caps, render)
+}
+
+func and(a, b connector.Predicate) connector.Predicate {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	if x, ok := a.(connector.And); ok {
+		return append(append(connector.And(nil), x...), b)
+	}
+	return connector.And{a, b}
+}
+
+func indexOfName(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func schemaOf(cols []string, schema column.Schema) column.Schema {
+	out := make(column.Schema, len(cols))
+	for i, c := range cols {
+		out[i] = column.Field{Name: c, Type: column.Dynamic}
+		if j := schema.Index(c); j >= 0 {
+			out[i] = schema[j]
+		}
+	}
+	return out
+}
+
+// pageTable streams one in-memory table once, in batches of at most outRows rows.
+type pageTable struct {
+	schema column.Schema
+	t      *column.Table
+	pos    int
+}
+
+func (o *pageTable) Schema() column.Schema { return o.schema }
+
+func (o *pageTable) Next(ctx context.Context) (*column.Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if o.t == nil || o.pos >= o.t.N {
+		return nil, nil
+	}
+	hi := min(o.t.N, o.pos+outRows)
+	b := o.t.Batch().Slice(o.pos, hi)
+	o.pos = hi
+	return b, nil
+}

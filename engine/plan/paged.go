@@ -1,0 +1,256 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// The paged federated join (engine/join/paged.go) and the naive alternatives it replaces, kept as baselines
+// so their failures can be shown: each is a strategy over two connector sources.
+const (
+	StrategyPaged        Strategy = "paged"
+	StrategyBroadcast    Strategy = "broadcast"    // fetch the whole paged side in one request: hits the cap
+	StrategyTimeWindow   Strategy = "timewindow"   // pages by fixed time windows: a window can exceed the cap
+	StrategyDistinctKeys Strategy = "distinctkeys" // pages by distinct keys: breaks the global order
+	StrategyKeysetLT     Strategy = "keyset-lt"    // keyset on the sort column with <: loses rows tied at edges
+	StrategyKeysetLE     Strategy = "keyset-le"    // keyset on the sort column with <=: repeats rows, stalls
+)
+
+// pagedPriority puts the paged join before the Grace join (10): a side that cannot be fetched in one request
+// cannot be partitioned either, since partitioning reads it whole.
+const pagedPriority = 20
+
+// pagedOperator makes a paged-family operator; cfg carries what the rewrite pass found above the join.
+type pagedOperator func(spec *join.Spec, left, right *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error)
+
+// pagedFamily is every strategy of the family, with its operator and whether its output follows a sort on the
+// given paged column (so the rewrite may drop the sort above it and let take stop it early).
+var pagedFamily = map[Strategy]struct {
+	open        pagedOperator
+	claimsOrder func(col string, desc bool, info connector.TableInfo) bool
+	label       string
+}{}
+
+func registerPaged(name Strategy, baseline bool, label string, open pagedOperator, claims func(string, bool, connector.TableInfo) bool) {
+	pagedFamily[name] = struct {
+		open        pagedOperator
+		claimsOrder func(col string, desc bool, info connector.TableInfo) bool
+		label       string
+	}{open, claims, label}
+	def := StrategyDef{
+		Name:     name,
+		Baseline: baseline,
+		Check:    func(jp *JoinPlan) error { return checkPaged(jp, name) },
+		Open: func(jp *JoinPlan, _, _ exec.Operator, env *exec.Env) (exec.Operator, error) {
+			return openPaged(jp, name, join.PagedConfig{Limit: -1, PagedLeft: pagedLeft(jp)}, env)
+		},
+		Explain: func(jp *JoinPlan) string { return explainPaged(jp, label) },
+	}
+	if !baseline {
+		def.Choose, def.Priority = choosePaged, pagedPriority
+	}
+	Register(def)
+}
+
+func init() {
+	always := func(string, bool, connector.TableInfo) bool { return true }
+	registerPaged(StrategyPaged, false, "thin keyset pages over (sort, key), dynamic filter, inclusive re-fetch",
+		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
+			return join.NewPaged(spec, l, r, cfg, env)
+		}, always)
+	registerPaged(StrategyBroadcast, true, "BASELINE (limited): fetches the whole side in one request",
+		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
+			return join.NewBroadcast(spec, l, r, cfg, env)
+		}, always)
+	registerPaged(StrategyTimeWindow, true, "BASELINE (limited): fixed time windows, no cap on a window's rows",
+		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
+			return join.NewTimeWindow(spec, l, r, cfg, env)
+		}, func(col string, desc bool, info connector.TableInfo) bool {
+			return desc && join.TimeWindowColumn(info) == col
+		})
+	registerPaged(StrategyDistinctKeys, true, "BASELINE (wrong order): pages of distinct keys",
+		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
+			return join.NewDistinctKeys(spec, l, r, cfg, env)
+		}, always)
+	registerPaged(StrategyKeysetLT, true, "BASELINE (wrong: loses rows): keyset on the sort column alone with <",
+		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
+			return join.NewKeysetCursor(spec, l, r, cfg, env, false)
+		}, always)
+	registerPaged(StrategyKeysetLE, true, "BASELINE (wrong: repeats rows, stalls): keyset on the sort column alone with <=",
+		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
+			return join.NewKeysetCursor(spec, l, r, cfg, env, true)
+		}, always)
+}
+
+// connectorSide is a join side that is a table behind a connector, with the conditions over it (pushed, or to
+// be pushed by the pushdown pass).
+type connectorSide struct {
+	src *connector.Source
+	// unpushable is a condition over the scan that no connector could compute: the side is not served.
+	unpushable string
+	node       Node
+}
+
+// sideSource finds the connector source under a join side: a scan, possibly under wheres whose every
+// condition a connector can compute (before the pushdown pass), or a pushed scan (after it).
+func sideSource(n Node) (connectorSide, bool) {
+	switch n := n.(type) {
+	case *scanNode:
+		s, ok := n.src.(*connector.Source)
+		return connectorSide{src: s, node: n}, ok
+	case *pushedScanNode:
+		s, ok := n.src.(*connector.Source)
+		return connectorSide{src: s, node: n}, ok
+	case *whereNode:
+		cs, ok := sideSource(n.in)
+		if !ok {
+			return cs, false
+		}
+		for _, c := range conjuncts(n.cond, nil) {
+			if _, ok := connector.Translate(c, cs.src.Info().Schema); !ok && cs.unpushable == "" {
+				cs.unpushable = n.text
+			}
+		}
+		cs.node = n
+		return cs, true
+	}
+	return connectorSide{}, false
+}
+
+// oneRequest reports whether one response can carry the whole side, by the source's size estimate.
+func oneRequest(s *connector.Source, est Estimate) (bool, string) {
+	caps := s.Connector().Caps()
+	rows := s.Info().Rows
+	if caps.MaxRows > 0 && rows > int64(caps.MaxRows) {
+		return false, fmt.Sprintf("@%s holds %d rows, over the %d one response may carry", s.Name(), rows, caps.MaxRows)
+	}
+	if caps.MaxBytes > 0 && est.Bytes > float64(caps.MaxBytes) {
+		return false, fmt.Sprintf("@%s holds an estimated %s, over the %s one response may carry", s.Name(),
+			memory.Bytes(int64(est.Bytes)), memory.Bytes(caps.MaxBytes))
+	}
+	return true, ""
+}
+
+// pagedLeft picks the side to page: the one a single request cannot fetch (the larger when both or neither).
+func pagedLeft(jp *JoinPlan) bool {
+	l, lok := sideSource(jp.left)
+	r, rok := sideSource(jp.right)
+	if !lok || !rok {
+		return jp.Left.Rows >= jp.Right.Rows
+	}
+	l1, _ := oneRequest(l.src, jp.Left)
+	r1, _ := oneRequest(r.src, jp.Right)
+	if l1 != r1 {
+		return !l1
+	}
+	return l.src.Info().Rows >= r.src.Info().Rows
+}
+
+// checkPaged says why the paged family cannot run a join: it needs two connector sources whose conditions
+// are all pushed (the pager builds its own requests), one equality key of one type on both sides (the key is
+// the cursor's tiebreaker and the IN list's column), and a kind whose paged-side output is final page by page:
+// inner or the paged side's semi join (and innerunique when the right side is paged). Outer and anti kinds
+// would need the unpaged side's unmatched rows, or every paged row, known only after the last page.
+func checkPaged(jp *JoinPlan, name Strategy) error {
+	if jp.Interval != nil {
+		return fmt.Errorf("%s joins on equality keys, not an interval condition", name)
+	}
+	if len(jp.Spec.LeftKeys) != 1 {
+		return fmt.Errorf("%s needs exactly one key pair (the key is the cursor's tiebreaker), this join has %d", name, len(jp.Spec.LeftKeys))
+	}
+	for i, n := range []Node{jp.left, jp.right} {
+		side := [2]string{"left", "right"}[i]
+		cs, ok := sideSource(n)
+		if !ok {
+			return fmt.Errorf("%s needs both sides to be connector sources (with only pushable wheres); the %s side is not", name, side)
+		}
+		if cs.unpushable != "" {
+			return fmt.Errorf("%s needs every condition on the %s side pushed to its connector; %q cannot be", name, side, cs.unpushable)
+		}
+	}
+	if lt, rt := jp.Spec.Left[jp.Spec.LeftKeys[0]].Type, jp.Spec.Right[jp.Spec.RightKeys[0]].Type; lt != rt {
+		return fmt.Errorf("%s needs the same key type on both sides (the IN list is typed), found %s and %s", name, lt, rt)
+	}
+	left := pagedLeft(jp)
+	for _, k := range join.PagedKinds(left) {
+		if k == jp.Spec.Kind {
+			return nil
+		}
+	}
+	side := "right"
+	if left {
+		side = "left"
+	}
+	var kinds []string
+	for _, k := range join.PagedKinds(left) {
+		kinds = append(kinds, k.String())
+	}
+	return fmt.Errorf("%s serves kinds %s when the %s side is paged, not %s: the other kinds need rows known only after the last page",
+		name, strings.Join(kinds, ", "), side, jp.Spec.Kind)
+}
+
+// choosePaged picks the paged join when a side cannot come back in one request, or would not fit the budget.
+func choosePaged(jp *JoinPlan) (bool, string) {
+	for i, n := range []Node{jp.left, jp.right} {
+		cs, ok := sideSource(n)
+		if !ok {
+			continue
+		}
+		est := [2]Estimate{jp.Left, jp.Right}[i]
+		if fits, why := oneRequest(cs.src, est); !fits {
+			return true, why + ": paged by keyset, the other side filtered by each page's keys"
+		}
+		if est.Bytes > float64(jp.Budget) {
+			return true, fmt.Sprintf("@%s is estimated at %s, over the %s budget: paged, one page held at a time",
+				cs.src.Name(), memory.Bytes(int64(est.Bytes)), memory.Bytes(jp.Budget))
+		}
+	}
+	return false, ""
+}
+
+// remoteOf makes the join's view of one side, after pushdown and liveness.
+func remoteOf(n Node, key int) (*join.Remote, error) {
+	cs, ok := sideSource(n)
+	if !ok {
+		return nil, fmt.Errorf("paged join: a side is not a connector source")
+	}
+	if _, isScan := cs.node.(*pushedScanNode); !isScan {
+		return nil, fmt.Errorf("paged join: a condition over @%s could not be pushed into its connector (caps)", cs.src.Name())
+	}
+	opts := cs.src.Options()
+	r := &join.Remote{Name: cs.src.Name(), Conn: cs.src.Connector(), Info: cs.src.Info(), Where: cs.src.Where(),
+		Key: key, Clock: opts.Clock, Retry: opts.Retry, Seed: opts.Seed}
+	live := cs.node.(*pushedScanNode).live
+	for i, f := range n.Schema() {
+		r.Columns = append(r.Columns, f.Name)
+		r.Live = append(r.Live, live == nil || live[i])
+	}
+	return r, nil
+}
+
+func openPaged(jp *JoinPlan, name Strategy, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
+	l, err := remoteOf(jp.left, jp.Spec.LeftKeys[0])
+	if err != nil {
+		return nil, err
+	}
+	r, err := remoteOf(jp.right, jp.Spec.RightKeys[0])
+	if err != nil {
+		return nil, err
+	}
+	cfg.Op = string(name)
+	env.Details.Set(join.DetailPagedStrategy, string(name))
+	return pagedFamily[name].open(jp.Spec, l, r, cfg, env)
+}
+
+func explainPaged(jp *JoinPlan, label string) string {
+	side := "right"
+	if pagedLeft(jp) {
+		side = "left"
+	}
+	return label + ", paging the " + side + " side"
+}

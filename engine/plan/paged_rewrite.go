@@ -1,0 +1,198 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join"
+)
+
+// pagedRewrite hands a paged-family join the order and the row count the query asks above it, so the join
+// produces the query's global order itself and stops as soon as the rows are certain:
+//
+//	sort by C [asc|desc] [| take N]   or   top N by C   or   take N
+//	  over projects and wheres that pass C through unchanged
+//	    over a paged join whose paged side has column C
+//
+// becomes the join with Sort = C (and Limit = N when only projects lie between, since a where would drop rows
+// after the join counted them), the sort removed (a top N becomes a take N). A sort the join cannot follow —
+// several columns, an expression, a column of the other side, a baseline that does not claim the order — is
+// left in place: the answer stays right, only streaming and the early stop are lost, and explain says so.
+//
+// It runs once in Build, after pushdown and before liveness; it never changes the result of a correct
+// strategy, only where the ordering happens.
+func pagedRewrite(n Node) Node {
+	return (&pagedRewriter{cfgs: map[*joinNode]join.PagedConfig{}}).rewrite(n)
+}
+
+func (r *pagedRewriter) rewrite(n Node) Node {
+	switch n := n.(type) {
+	case *sortNode:
+		n.in = r.rewrite(n.in)
+		if j, col, onlyProjects := orderedJoin(n.in, n.keys); j != nil {
+			k := n.keys[0]
+			if r.setOrder(j, col, !k.Asc, k.NullsFirst, n.limit, onlyProjects) {
+				if n.limit >= 0 {
+					return &takeNode{base: n.base, in: n.in, n: n.limit}
+				}
+				return n.in
+			}
+		}
+	case *takeNode:
+		n.in = r.rewrite(n.in)
+		if j, _, onlyProjects := passThrough(n.in, -1); j != nil && onlyProjects {
+			r.setLimit(j, n.n)
+		}
+	case *whereNode:
+		n.in = r.rewrite(n.in)
+	case *projectNode:
+		n.in = r.rewrite(n.in)
+	case *summarizeNode:
+		n.in = r.rewrite(n.in)
+	case *distinctNode:
+		n.in = r.rewrite(n.in)
+	case *countNode:
+		n.in = r.rewrite(n.in)
+	case *joinNode:
+		n.left, n.right = r.rewrite(n.left), r.rewrite(n.right)
+		n.jp.left, n.jp.right = n.left, n.right
+	}
+	return n
+}
+
+// pagedJoin reports whether n is a paged-family join.
+func pagedJoin(n Node) (*joinNode, bool) {
+	j, ok := n.(*joinNode)
+	if !ok {
+		return nil, false
+	}
+	_, family := pagedFamily[j.def.Name]
+	return j, family
+}
+
+// passThrough follows column col (-1: none) down through projects and wheres to a paged join, returning the
+// join, the column's index in the join's output, and whether only projects were crossed.
+func passThrough(n Node, col int) (*joinNode, int, bool) {
+	onlyProjects := true
+	for {
+		if j, ok := pagedJoin(n); ok {
+			return j, col, onlyProjects
+		}
+		switch x := n.(type) {
+		case *projectNode:
+			if col >= 0 {
+				o := x.outs[col]
+				switch {
+				case o.Input >= 0 && o.Expr == nil:
+					col = o.Input
+				default:
+					ref, ok := o.Expr.(*expr.ColumnRef)
+					if !ok {
+						return nil, 0, false
+					}
+					col = ref.Index
+				}
+			}
+			n = x.in
+		case *whereNode:
+			onlyProjects = false
+			n = x.in
+		default:
+			return nil, 0, false
+		}
+	}
+}
+
+// orderedJoin finds the paged join a one-column sort can be handed to, and the sort column's name on its
+// paged side.
+func orderedJoin(n Node, keys []exec.SortKey) (*joinNode, string, bool) {
+	if len(keys) != 1 {
+		return nil, "", false
+	}
+	ref, ok := keys[0].Expr.(*expr.ColumnRef)
+	if !ok {
+		return nil, "", false
+	}
+	j, col, onlyProjects := passThrough(n, ref.Index)
+	if j == nil {
+		return nil, "", false
+	}
+	left := pagedLeft(j.jp)
+	out := j.jp.Spec.RightOut
+	schema := j.jp.Spec.Right
+	if left {
+		out, schema = j.jp.Spec.LeftOut, j.jp.Spec.Left
+	}
+	for i, o := range out {
+		if o == col {
+			return j, schema[i].Name, onlyProjects
+		}
+	}
+	return nil, "", false
+}
+
+// setPagedOrder hands the sort (and the limit, when only projects lie between) to the join, if its strategy
+// claims that order. It reports whether it did.
+func (r *pagedRewriter) setOrder(j *joinNode, col string, desc, nullsFirst bool, limit int64, onlyProjects bool) bool {
+	fam := pagedFamily[j.def.Name]
+	cs, ok := sideSource(pagedSideNode(j.jp))
+	if !ok || !fam.claimsOrder(col, desc, cs.src.Info()) {
+		j.reason += fmt.Sprintf("; the sort by %s stays above the join (this strategy does not produce that order)", col)
+		return false
+	}
+	cfg := r.cfg(j)
+	cfg.Sort = &join.SortColumn{Column: col, Desc: desc, NullsFirst: nullsFirst}
+	dir := "asc"
+	if desc {
+		dir = "desc"
+	}
+	j.reason += fmt.Sprintf("; output in the query's order (%s %s, then the key), the sort above removed", col, dir)
+	if limit >= 0 && onlyProjects {
+		cfg.Limit = limit
+		j.reason += fmt.Sprintf("; stops after %d rows", limit)
+	}
+	r.set(j, cfg)
+	return true
+}
+
+func (r *pagedRewriter) setLimit(j *joinNode, n int64) {
+	cfg := r.cfg(j)
+	if cfg.Limit >= 0 && cfg.Limit <= n {
+		return
+	}
+	cfg.Limit = n
+	j.reason += fmt.Sprintf("; take %d stops paging once %d rows are out", n, n)
+	r.set(j, cfg)
+}
+
+func pagedSideNode(jp *JoinPlan) Node {
+	if pagedLeft(jp) {
+		return jp.left
+	}
+	return jp.right
+}
+
+// pagedRewriter is one run of the pass: the configuration handed to each join so far (a sort, then a take
+// above it, both configure the same join).
+type pagedRewriter struct {
+	cfgs map[*joinNode]join.PagedConfig
+}
+
+func (r *pagedRewriter) cfg(j *joinNode) join.PagedConfig {
+	if c, ok := r.cfgs[j]; ok {
+		return c
+	}
+	return join.PagedConfig{Limit: -1, PagedLeft: pagedLeft(j.jp)}
+}
+
+// set records cfg and makes the join's strategy open with it.
+func (r *pagedRewriter) set(j *joinNode, cfg join.PagedConfig) {
+	r.cfgs[j] = cfg
+	name := j.def.Name
+	j.def.Open = func(jp *JoinPlan, _, _ exec.Operator, env *exec.Env) (exec.Operator, error) {
+		c := cfg
+		c.PagedLeft = pagedLeft(jp)
+		return openPaged(jp, name, c, env)
+	}
+}
