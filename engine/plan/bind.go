@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -487,6 +488,7 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 		case p.Name == "hint.strategy":
 			forced = p.Value
 		case ignoredHints[p.Name]:
+		case len(declaredBy(p.Name)) > 0: // a strategy's own setting, checked once the strategy is known
 		default:
 			return nil, kql.Errorf(p.Pos, "unknown join parameter %q", p.Name)
 		}
@@ -559,6 +561,12 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 			}
 		}
 		return nil, kql.Errorf(pos, "%v", err)
+	}
+	for _, p := range op.Params {
+		if by := declaredBy(p.Name); len(by) > 0 && !slices.Contains(def.Params, p.Name) {
+			return nil, kql.Errorf(p.Pos, "%s is a setting of the %s strategy; this join runs %s",
+				p.Name, strings.Join(by, ", "), def.Name)
+		}
 	}
 	n := &joinNode{base: base{schema: spec.Schema}, left: left, right: right, jp: jp, def: def, reason: reason,
 		on: strings.Join(on, " and ")}

@@ -85,6 +85,10 @@ type StrategyDef struct {
 	Open func(jp *JoinPlan, left, right exec.Operator, env *exec.Env) (exec.Operator, error)
 	// Explain, when not nil, adds strategy-specific detail to the physical plan line (partition count, W…).
 	Explain func(jp *JoinPlan) string
+	// Params are the join parameters, besides hint.strategy, that this strategy reads from JoinPlan.Params
+	// (such as hint.partitions). The binder accepts a parameter some strategy declares and refuses it on a
+	// join run by a strategy that does not, so a setting is never silently ignored.
+	Params []string
 }
 
 var strategies = map[Strategy]StrategyDef{}
@@ -96,6 +100,20 @@ func Register(d StrategyDef) {
 		panic("plan: strategy registered twice: " + string(d.Name))
 	}
 	strategies[d.Name] = d
+}
+
+// declaredBy lists the strategies that declare the join parameter name, sorted.
+func declaredBy(name string) []string {
+	var out []string
+	for n, d := range strategies {
+		for _, p := range d.Params {
+			if p == name {
+				out = append(out, string(n))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // StrategyNames lists the registered strategies, sorted.
