@@ -18,7 +18,8 @@ type SortKey struct {
 }
 
 // Sort holds its whole input (accounted against the budget), orders it stably by its keys and emits it in
-// batches. With a limit it is top: it keeps only the first Limit rows of the order. Cost: O(n log n) compares,
+// batches. With a limit it is top: it keeps only the first Limit rows of the order, compacting as it reads
+// (see topCompactRows). Cost without a limit: O(n log n) compares,
 // memory of the whole input.
 type Sort struct {
 	in     Operator
@@ -67,12 +68,38 @@ func (s *Sort) load(ctx context.Context) error {
 		}
 		s.held += n
 		t.Append(b)
+		if s.limit >= 0 && int64(t.N) >= s.limit+int64(topCompactRows) {
+			t = s.compact(t)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	all := t.Batch()
+	s.out = s.sorted(t.Batch())
+	return nil
+}
+
+// topCompactRows is how many rows beyond its limit a top holds before it sorts what it holds and drops all
+// but the first Limit: the input then costs O(n log(limit + topCompactRows)) compares and the memory of
+// limit + topCompactRows rows instead of a sort of everything. Large enough that the sort of a compaction is
+// amortised over many new rows, small enough to stay in cache.
+var topCompactRows = 8192 // a variable so tests can force compactions on small inputs
+
+// compact keeps the first Limit rows of t in sort order. Kept rows precede later input in the new table, so
+// the stable sort still keeps equal rows in input order.
+func (s *Sort) compact(t *column.Table) *column.Table {
+	kept := s.sorted(t.Batch())
+	out := column.NewTable(t.Schema)
+	out.Append(kept)
+	n := kept.Bytes()
+	s.budget.Shrink(s.held - n)
+	s.held = n
+	return out
+}
+
+// sorted returns all's rows stably sorted by the keys, cut to the limit.
+func (s *Sort) sorted(all *column.Batch) *column.Batch {
 	keys := make([]*column.Vector, len(s.keys))
 	for i, k := range s.keys {
 		keys[i] = k.Expr.Eval(all)
@@ -87,8 +114,7 @@ func (s *Sort) load(ctx context.Context) error {
 	if s.limit >= 0 && int64(len(idx)) > s.limit {
 		idx = idx[:s.limit]
 	}
-	s.out = all.Gather(idx)
-	return nil
+	return all.Gather(idx)
 }
 
 func (s *Sort) less(keys []*column.Vector, a, b int) bool {

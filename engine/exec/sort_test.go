@@ -1,0 +1,90 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// colExpr reads column c, the smallest expr.Expr a sort key needs.
+type colExpr int
+
+func (c colExpr) Type() column.Type                   { return column.Long }
+func (c colExpr) Eval(b *column.Batch) *column.Vector { return b.Cols[c] }
+func (c colExpr) Refs(dst []int) []int                { return append(dst, int(c)) }
+
+// batches replays a table in batches of a fixed size.
+type batches struct {
+	t    *column.Table
+	size int
+	pos  int
+}
+
+func (b *batches) Schema() column.Schema { return b.t.Schema }
+func (b *batches) Next(context.Context) (*column.Batch, error) {
+	if b.pos >= b.t.N {
+		return nil, nil
+	}
+	hi := min(b.pos+b.size, b.t.N)
+	out := b.t.Batch().Slice(b.pos, hi)
+	b.pos = hi
+	return out, nil
+}
+
+// TestTopCompaction checks that a top with compactions forced every few rows emits exactly the first rows of
+// a full stable sort (ties on the key keep input order, seen through the row number column), nulls included.
+func TestTopCompaction(t *testing.T) {
+	defer func(n int) { topCompactRows = n }(topCompactRows)
+	for _, seed := range []int64{1, 2, 3} {
+		rng := rand.New(rand.NewSource(seed))
+		tab := column.NewTable(column.Schema{{Name: "k", Type: column.Long}, {Name: "row", Type: column.Long}})
+		b := column.NewBatch([]*column.Vector{column.NewVector(column.Long, 0), column.NewVector(column.Long, 0)}, 0)
+		for i := 0; i < 3000; i++ {
+			if rng.Intn(10) == 0 {
+				b.Cols[0].AppendNull()
+			} else {
+				b.Cols[0].AppendInt(int64(rng.Intn(50)))
+			}
+			b.Cols[1].AppendInt(int64(i))
+		}
+		b.N = 3000
+		tab.Append(b)
+		for _, asc := range []bool{false, true} {
+			for _, limit := range []int64{0, 1, 7, 100, 2999, 5000} {
+				for _, compact := range []int{1, 3, 64, 8192} {
+					name := fmt.Sprintf("seed%d/asc=%v/limit%d/compact%d", seed, asc, limit, compact)
+					keys := []SortKey{{Expr: colExpr(0), Asc: asc, NullsFirst: asc}}
+					topCompactRows = 8192
+					want := rows(t, NewSort(&batches{t: tab, size: 49}, keys, -1, memory.NewBudget(0)))
+					if int64(len(want)) > limit {
+						want = want[:limit]
+					}
+					topCompactRows = compact
+					got := rows(t, NewSort(&batches{t: tab, size: 49}, keys, limit, memory.NewBudget(0)))
+					if fmt.Sprint(got) != fmt.Sprint(want) {
+						t.Errorf("%s: got %d rows %v…, want %d rows %v…", name, len(got), head(got), len(want), head(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+func head(xs []int64) []int64 { return xs[:min(len(xs), 10)] }
+
+// rows drains a sort and returns the row numbers it emits, in order.
+func rows(t *testing.T, op Operator) []int64 {
+	t.Helper()
+	var out []int64
+	if err := Drain(context.Background(), op, func(b *column.Batch) error {
+		out = append(out, b.Cols[1].Ints[:b.N]...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

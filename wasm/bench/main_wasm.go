@@ -1,0 +1,99 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"syscall/js"
+)
+
+// The page talks to the engine through globalThis.joinlabBench:
+//
+//	workloads()       JSON [{Name, Title, Data}]
+//	sql()             Promise of JSON {name: DuckDB query}
+//	generate(data)    Promise of JSON {rows, sql}: builds the dataset in wasm memory (dropping the last one)
+//	                  and returns the SQL that makes the same tables in DuckDB
+//	run(name)         Promise of JSON {digest, ms}: one timed run of the workload over the current dataset
+//
+// Each call that works for long runs in a goroutine and settles its promise when done, so no callback blocks.
+func main() {
+	var current *Data
+	var currentName string
+	api := js.Global().Get("Object").New()
+	api.Set("workloads", js.FuncOf(func(js.Value, []js.Value) any {
+		type item struct{ Name, Title, Data string }
+		var out []item
+		for _, w := range Workloads {
+			out = append(out, item{w.Name, w.Title, w.Data})
+		}
+		b, _ := json.Marshal(out)
+		return string(b)
+	}))
+	api.Set("sql", js.FuncOf(func(js.Value, []js.Value) any {
+		return promise(func() (any, error) {
+			out := map[string]string{}
+			for _, w := range Workloads {
+				out[w.Name] = w.SQL
+			}
+			return out, nil
+		})
+	}))
+	api.Set("generate", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		name := args[0].String()
+		return promise(func() (any, error) {
+			if currentName != name {
+				current, currentName = nil, ""
+				d, err := Generate(name, 1)
+				if err != nil {
+					return nil, err
+				}
+				current, currentName = d, name
+			}
+			return map[string]any{"rows": current.Rows, "sql": current.SQL}, nil
+		})
+	}))
+	api.Set("run", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		name := args[0].String()
+		return promise(func() (any, error) {
+			w, err := Find(name)
+			if err != nil {
+				return nil, err
+			}
+			if current == nil || currentName != w.Data {
+				return nil, fmt.Errorf("bench %s: generate(%q) first", name, w.Data)
+			}
+			dg, d, err := Run(context.Background(), w, current)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{"digest": dg, "ms": float64(d.Nanoseconds()) / 1e6}, nil
+		})
+	}))
+	js.Global().Set("joinlabBench", api)
+	js.Global().Call("dispatchEvent", js.Global().Get("Event").New("joinlab-bench-ready"))
+	select {}
+}
+
+// promise runs f in a goroutine and returns a JavaScript Promise of its result as JSON text.
+func promise(f func() (any, error)) js.Value {
+	var executor js.Func
+	executor = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		resolve, reject := args[0], args[1]
+		go func() {
+			defer executor.Release()
+			v, err := f()
+			if err == nil {
+				var b []byte
+				if b, err = json.Marshal(v); err == nil {
+					resolve.Invoke(string(b))
+					return
+				}
+			}
+			reject.Invoke(js.Global().Get("Error").New(err.Error()))
+		}()
+		return nil
+	})
+	return js.Global().Get("Promise").New(executor)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/source"
+)
+
+// testScale shrinks every workload a thousandfold: 1K ⋈ 5K rows, 200 ⋈ 200 intervals.
+const testScale = 1000
+
+// TestWorkloadsDigest runs every workload on the engine and checks its digest against one computed here by
+// brute force over the same generated columns, so a wrong query, a wrong generator or a wrong join fails.
+func TestWorkloadsDigest(t *testing.T) {
+	for _, w := range Workloads {
+		t.Run(w.Name, func(t *testing.T) {
+			d, err := Generate(w.Data, testScale)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := Run(context.Background(), w, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := bruteDigest(t, w.Name, d); got != want {
+				t.Errorf("digest %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+func cols(t *testing.T, s source.Source) *column.Table {
+	t.Helper()
+	tab := s.(*source.Table)
+	it := tab.Scan(context.Background(), tab.Schema(nil))
+	out := column.NewTable(tab.Schema(nil))
+	for {
+		b, err := it.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b == nil {
+			return out
+		}
+		out.Append(b)
+	}
+}
+
+func bruteDigest(t *testing.T, name string, d *Data) Digest {
+	var n, s1, s2 int64
+	switch name {
+	case "d":
+		m, s := cols(t, d.Sources["M"]), cols(t, d.Sources["S"])
+		for i := 0; i < m.N; i++ {
+			for j := 0; j < s.N; j++ {
+				if m.Cols[0].Ints[i] == s.Cols[0].Ints[j] && m.Cols[1].Ints[i] < s.Cols[2].Ints[j] && s.Cols[1].Ints[j] < m.Cols[2].Ints[i] {
+					n, s1, s2 = n+1, s1+m.Cols[1].Ints[i], s2+s.Cols[1].Ints[j]
+				}
+			}
+		}
+	default:
+		b, p := cols(t, d.Sources["B"]), cols(t, d.Sources["P"])
+		key := func(v *column.Vector, i int) string {
+			if v.Type == column.String {
+				return v.Strs[i]
+			}
+			return strconv.FormatInt(v.Ints[i], 10)
+		}
+		type pair struct{ ts, k int64 }
+		var pairs []pair
+		for i := 0; i < b.N; i++ {
+			for j := 0; j < p.N; j++ {
+				if key(b.Cols[0], i) == key(p.Cols[0], j) {
+					n, s1, s2 = n+1, s1+b.Cols[1].Ints[i], s2+p.Cols[1].Ints[j]
+					if name == "e" {
+						pairs = append(pairs, pair{p.Cols[2].Ints[j], p.Cols[0].Ints[j]})
+					}
+				}
+			}
+		}
+		if name == "e" { // the top 100 by ts (unique), summed
+			n, s1, s2 = 0, 0, 0
+			for range min(topN, len(pairs)) {
+				best := 0
+				for i := range pairs {
+					if pairs[i].ts > pairs[best].ts {
+						best = i
+					}
+				}
+				n, s1, s2 = n+1, s1+pairs[best].ts, s2+pairs[best].k
+				pairs[best] = pairs[len(pairs)-1]
+				pairs = pairs[:len(pairs)-1]
+			}
+		}
+	}
+	f := strconv.FormatInt
+	return Digest{f(n, 10), f(s1, 10), f(s2, 10)}
+}
+
+func TestStrKey(t *testing.T) {
+	for _, c := range []struct {
+		x    int64
+		want string
+	}{{0, "key-000000000000"}, {7, "key-000000000007"}, {1999999, "key-000001999999"}} {
+		if got := string(strKey(nil, c.x)); got != c.want {
+			t.Errorf("strKey(%d) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
