@@ -9,19 +9,20 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	// mg is also what keeps mage in go.mod: go mod tidy skips mage.go, whose build tag is ignore.
 	"github.com/magefile/mage/mg"
 
+	"github.com/joinlab/joinlab/web/deploy"
 	"github.com/joinlab/joinlab/web/site"
 )
 
@@ -31,6 +32,12 @@ const (
 	cliDir   = "./cmd/joinlab"
 	cliOut   = "build/joinlab"
 
+	// workerDir is the Worker as wrangler.jsonc expects it; workerNativeOut is its native build, which `serve`
+	// runs over linksDB.
+	workerDir       = "build/worker"
+	workerNativeOut = "build/joinlab-worker"
+	linksDB         = "build/links.db"
+
 	// testTimeout is generous: the browser test builds the wasm and starts Chromium, and on a shared
 	// 2-core machine a cold build of everything takes minutes.
 	testTimeout = "30m"
@@ -38,14 +45,21 @@ const (
 	defaultFuzzTime = "30s"
 )
 
-// Build builds the playground into build/site (app.wasm, wasm_exec.js, assets) and the CLI into build/joinlab.
+// Build regenerates the Vugu components' code, builds the playground into build/site (app.wasm — the UI —,
+// engine.wasm — the engine's Web Worker —, wasm_exec.js, vugu-render.js, assets) and the CLI into build/joinlab.
 func Build(ctx context.Context) error {
+	fmt.Printf("generating %s\n", site.UIDir)
+	if err := site.Generate(ctx, ".", os.Stderr); err != nil {
+		return err
+	}
 	fmt.Printf("building %s\n", siteDir)
 	if err := site.Build(ctx, ".", siteDir, os.Stderr); err != nil {
 		return err
 	}
-	if st, err := os.Stat(filepath.Join(siteDir, "app.wasm")); err == nil {
-		fmt.Printf("  app.wasm %.1f MiB\n", float64(st.Size())/(1<<20))
+	for _, name := range []string{"app.wasm", "engine.wasm"} {
+		if st, err := os.Stat(filepath.Join(siteDir, name)); err == nil {
+			fmt.Printf("  %s %.1f MiB\n", name, float64(st.Size())/(1<<20))
+		}
 	}
 	if _, err := os.Stat(cliDir); errors.Is(err, fs.ErrNotExist) {
 		fmt.Printf("no %s yet: skipping the CLI\n", cliDir)
@@ -55,30 +69,73 @@ func Build(ctx context.Context) error {
 	return run(ctx, nil, mg.GoCmd(), "build", "-o", cliOut, cliDir)
 }
 
-// Serve builds, then serves build/site on 127.0.0.1:$PORT (default 8080) until interrupted.
+// Serve builds, then runs the Worker's native build (wasm/worker) on 127.0.0.1:$PORT (default 8080) until
+// interrupted: the site in build/site and the share API, with links kept in build/links.db across restarts.
 func Serve(ctx context.Context) error {
 	if err := Build(ctx); err != nil {
 		return err
 	}
-	port := os.Getenv("PORT")
-	if port == "" {
-		port = "8080"
+	fmt.Printf("building %s\n", workerNativeOut)
+	if err := run(ctx, nil, mg.GoCmd(), "build", "-o", workerNativeOut, deploy.WorkerPackage); err != nil {
+		return err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", port))
+	cmd := exec.CommandContext(ctx, workerNativeOut)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), "JOINLAB_SITE="+siteDir, "JOINLAB_DB="+linksDB)
+	// On Ctrl+C the server gets an interrupt, not a kill, so it closes the links database itself.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// Worker builds the Cloudflare Worker and runs it in workerd (see docs/worker.md).
+type Worker mg.Namespace
+
+// Build builds the site, then the Worker into build/worker: wasm/worker for js/wasm with syumai/workers' glue,
+// and the site versioned for Workers Static Assets. It prints the sizes Cloudflare's limits apply to.
+func (Worker) Build(ctx context.Context) error {
+	if err := Build(ctx); err != nil {
+		return err
+	}
+	fmt.Printf("building %s\n", workerDir)
+	b, err := deploy.BuildWorker(ctx, ".", siteDir, workerDir, os.Stderr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: site.Handler(siteDir), ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	fmt.Printf("joinlab playground: http://%s/  (Ctrl+C stops it)\n", ln.Addr())
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+	fmt.Printf("  site version %s, %d files\n", b.Version, len(b.Names()))
+	if st, err := os.Stat(filepath.Join(workerDir, "app.wasm")); err == nil {
+		fmt.Printf("  worker app.wasm %.2f MiB (wrangler deploy --dry-run prints the gzip size Cloudflare limits)\n",
+			float64(st.Size())/(1<<20))
+	}
+	return nil
+}
+
+// Dev builds the Worker and runs it with `wrangler dev` offline on 127.0.0.1:$PORT (default 8787), local KV in
+// .wrangler/state, until interrupted. It runs npm ci first if wrangler is not installed.
+func (Worker) Dev(ctx context.Context) error {
+	if err := deploy.EnsureWrangler(ctx, ".", os.Stdout); err != nil {
 		return err
 	}
+	mg.CtxDeps(ctx, Worker.Build)
+	port := 8787
+	if p := os.Getenv("PORT"); p != "" {
+		var err error
+		if port, err = strconv.Atoi(p); err != nil {
+			return fmt.Errorf("PORT=%q: %w", p, err)
+		}
+	}
+	dev, err := deploy.StartDev(ctx, deploy.DevOptions{Root: ".", Config: "wrangler.jsonc", Port: port, Log: os.Stdout})
+	if err != nil {
+		return err
+	}
+	defer dev.Stop()
+	fmt.Printf("joinlab Worker in workerd: %s/  (Ctrl+C stops it)\n", dev.URL)
+	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-sig.Done()
 	return nil
 }
 
@@ -93,6 +150,8 @@ func Test(ctx context.Context) error {
 		return run(ctx, []string{"GOOS=js", "GOARCH=wasm"}, mg.GoCmd(), "vet", "./wasm/...")
 	})
 	s.do("gofmt", checkGofmt)
+	// The Worker's test runs it in workerd through wrangler, which a fresh clone does not have yet.
+	s.do("npm ci (wrangler)", func() error { return deploy.EnsureWrangler(ctx, ".", os.Stdout) })
 	s.do("go test (native)", func() error {
 		return run(ctx, nil, mg.GoCmd(), "test", "-timeout", testTimeout, "./...")
 	})

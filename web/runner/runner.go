@@ -1,6 +1,8 @@
-// Package runner runs one playground query: it turns the page's sources into engine sources, prepares and runs
-// the query, and returns the output columns and rows as JSON the page renders. It has no syscall/js, so it is
-// tested natively; wasm/app only exposes it to JavaScript.
+// Package runner runs playground queries. Stream is what the engine's Web Worker (wasm/engine) calls: it
+// turns a protocol.Run — a sims scenario with its seed and knobs, the playground's own generated scenario, or
+// the user's pasted tables — into engine sources, runs the query and posts the output and the trace in
+// batches (web/runner/protocol). Run is the same in one blocking call returning JSON rows, for callers that
+// want a whole answer. Nothing here uses syscall/js, so all of it is tested natively and under js/wasm.
 package runner
 
 import (
@@ -76,21 +78,9 @@ func run(ctx context.Context, text string, inputs map[string]Input) (Result, err
 	sources := make(map[string]source.Source, len(inputs))
 	// Sorted, so that with several bad sources the same one is reported each time.
 	for _, name := range slices.Sorted(maps.Keys(inputs)) {
-		in := inputs[name]
-		var (
-			src source.Source
-			err error
-		)
-		switch in.Format {
-		case "jsonl", "":
-			src, err = source.FromJSONL(name, []byte(in.Data))
-		case "csv":
-			src, err = source.FromCSV(name, []byte(in.Data))
-		default:
-			err = fmt.Errorf("unknown format %q (want jsonl or csv)", in.Format)
-		}
+		src, err := parseInput(name, inputs[name])
 		if err != nil {
-			return Result{}, fmt.Errorf("source %s: %w", name, err)
+			return Result{}, err
 		}
 		sources[name] = src
 	}
@@ -117,6 +107,26 @@ func run(ctx context.Context, text string, inputs map[string]Input) (Result, err
 		cols = append(cols, f.Name)
 	}
 	return Result{Columns: cols, Rows: rows.rows, Total: rows.total, Truncated: rows.total > int64(len(rows.rows))}, nil
+}
+
+// parseInput reads one pasted or loaded table.
+func parseInput(name string, in Input) (source.Source, error) {
+	var (
+		src source.Source
+		err error
+	)
+	switch in.Format {
+	case "jsonl", "":
+		src, err = source.FromJSONL(name, []byte(in.Data))
+	case "csv":
+		src, err = source.FromCSV(name, []byte(in.Data))
+	default:
+		err = fmt.Errorf("unknown format %q (want jsonl or csv)", in.Format)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", name, err)
+	}
+	return src, nil
 }
 
 // rowCollector is the io.Writer under the JSON-lines formatter: it splits what it is given into lines, keeps

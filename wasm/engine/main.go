@@ -1,0 +1,122 @@
+//go:build js && wasm
+
+// Command engine is the playground's engine, run in a Web Worker (assets/engine-worker.js starts it) so a
+// long join never blocks the page. It speaks web/runner/protocol: the worker script hands it each message
+// the page posts, as a JSON string, through joinlabEngine.receive, and it posts JSON strings back with the
+// worker's postMessage. The work is in web/runner, which is tested natively.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"syscall/js"
+	"time"
+
+	"github.com/joinlab/joinlab/web/runner"
+	"github.com/joinlab/joinlab/web/runner/protocol"
+)
+
+// yieldPause is how long a run sleeps after posting a batch. Go on js/wasm runs on the worker's one thread:
+// only while every goroutine sleeps does the worker's event loop run, deliver a cancel from the page and flush
+// postMessage. A millisecond per batch (at most every runner.FlushEvery) costs about 2% of the run.
+const yieldPause = time.Millisecond
+
+// pollPaused is how often a paused run looks whether it may go on.
+const pollPaused = 20 * time.Millisecond
+
+var (
+	mu   sync.Mutex
+	runs = map[int]*control{}
+	self = js.Global()
+)
+
+// control is what the page may do to a run under way.
+type control struct {
+	cancel context.CancelFunc
+	paused bool
+	steps  int // batches a paused run may still post
+}
+
+// gate runs after each batch a run posts: it yields the thread, then holds a paused run until it is
+// resumed, stepped or canceled.
+func gate(ctx context.Context, id int) {
+	time.Sleep(yieldPause)
+	for ctx.Err() == nil {
+		mu.Lock()
+		c := runs[id]
+		if c == nil || !c.paused {
+			mu.Unlock()
+			return
+		}
+		if c.steps > 0 {
+			c.steps--
+			mu.Unlock()
+			return
+		}
+		mu.Unlock()
+		time.Sleep(pollPaused)
+	}
+}
+
+func main() {
+	self.Set("joinlabEngine", js.ValueOf(map[string]any{"receive": js.FuncOf(receive)}))
+	post(protocol.Message{Type: protocol.MessageReady, Catalogue: runner.Catalogue()})
+	select {}
+}
+
+// receive handles one request. It must not block: it runs inside the worker's message event.
+func receive(_ js.Value, args []js.Value) any {
+	if len(args) != 1 || args[0].Type() != js.TypeString {
+		return nil
+	}
+	var req protocol.Request
+	if err := json.Unmarshal([]byte(args[0].String()), &req); err != nil {
+		post(protocol.Message{Type: protocol.MessageError, Error: &protocol.Error{Message: "engine: bad request: " + err.Error()}})
+		return nil
+	}
+	switch req.Type {
+	case protocol.RequestCatalogue:
+		post(protocol.Message{Type: protocol.MessageCatalogue, Catalogue: runner.Catalogue()})
+	case protocol.RequestCancel, protocol.RequestPause, protocol.RequestResume, protocol.RequestStep:
+		mu.Lock()
+		if c := runs[req.ID]; c != nil {
+			switch req.Type {
+			case protocol.RequestCancel:
+				c.cancel()
+			case protocol.RequestPause:
+				c.paused, c.steps = true, 0
+			case protocol.RequestResume:
+				c.paused = false
+			case protocol.RequestStep:
+				c.steps++
+			}
+		}
+		mu.Unlock()
+	case protocol.RequestRun:
+		ctx, cancel := context.WithCancel(context.Background())
+		mu.Lock()
+		runs[req.ID] = &control{cancel: cancel}
+		mu.Unlock()
+		go func() {
+			defer func() {
+				mu.Lock()
+				delete(runs, req.ID)
+				mu.Unlock()
+				cancel()
+			}()
+			runner.Stream(ctx, req.ID, req.Run, post, func() { gate(ctx, req.ID) })
+		}()
+	}
+	return nil
+}
+
+func post(m protocol.Message) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		data, _ = json.Marshal(protocol.Message{Type: protocol.MessageError, ID: m.ID,
+			Error: &protocol.Error{Message: "engine: encode message: " + err.Error()}})
+	}
+	// The rows travel beside the JSON (protocol.Message.Rows says why): {json, rows}.
+	self.Call("postMessage", js.ValueOf(map[string]any{"json": string(data), "rows": m.Rows}))
+}

@@ -1,0 +1,198 @@
+//go:build !js
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/joinlab/joinlab/web/bundle"
+	"github.com/joinlab/joinlab/web/deploy"
+	"github.com/joinlab/joinlab/web/share"
+	"github.com/joinlab/joinlab/web/site"
+)
+
+// TestWorkerd builds the Worker for js/wasm, runs it in real workerd with `wrangler dev` offline (local KV in a
+// temporary directory) over a small site, and checks what only the real runtime can show: the KV store, the
+// request conversion of syumai/workers, and Workers Static Assets applying the bundle's _headers. It creates a
+// link, follows /s/{id}, reads /api/links/{id}, and checks the static files' types, compression and caching.
+//
+// It needs wrangler from `npm ci`, which `go run mage.go test` runs when node_modules is missing. Without it the
+// test skips, except in CI (CI set), where it fails.
+func TestWorkerd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not starting workerd")
+	}
+	root, err := site.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, deploy.WranglerBin)); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("wrangler is not installed (%v): `go run mage.go test` runs npm ci", err)
+		}
+		t.Skipf("wrangler is not installed (run npm ci): %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	tmp := t.TempDir()
+	siteDir := filepath.Join(tmp, "site")
+	for name, f := range testSite {
+		p := filepath.Join(siteDir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	defer func() {
+		if t.Failed() {
+			t.Logf("build and wrangler output:\n%s", log.String())
+		}
+	}()
+	out := filepath.Join(tmp, "worker")
+	start := time.Now()
+	b, err := deploy.BuildWorker(ctx, root, siteDir, out, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("built the Worker in %v", time.Since(start).Round(time.Millisecond))
+	config := filepath.Join(tmp, "wrangler.jsonc")
+	cfg := fmt.Sprintf(`{"name": "joinlab-test", "main": %q, "compatibility_date": "2026-04-20",
+		"assets": {"directory": %q}, "kv_namespaces": [{"binding": "KV", "id": "test"}]}`,
+		filepath.Join(out, "worker.mjs"), filepath.Join(out, "site"))
+	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	dev, err := deploy.StartDev(ctx, deploy.DevOptions{Root: root, Config: config, PersistTo: filepath.Join(tmp, "state"), Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Stop()
+	t.Logf("wrangler dev ready on %s in %v", dev.URL, time.Since(start).Round(time.Millisecond))
+
+	client := &http.Client{
+		Timeout:       30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	do := func(method, path, body string, header ...string) (*http.Response, []byte) {
+		t.Helper()
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, dev.URL+path, rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, data
+	}
+	expect := func(resp *http.Response, data []byte, status int) {
+		t.Helper()
+		if resp.StatusCode != status {
+			t.Fatalf("%s %s: %d, want %d: %s", resp.Request.Method, resp.Request.URL.Path, resp.StatusCode, status, data)
+		}
+		if resp.Header.Get("Content-Security-Policy") != bundle.ContentSecurityPolicy ||
+			resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: security headers %v", resp.Request.URL.Path, resp.Header)
+		}
+	}
+
+	// The share API, through workerd and KV.
+	state := `{"query":"@Users | where name == \"<script>alert(1)</script>\"","scenario":"users-listens","knobs":{"rows":5000},"seed":11,"step":4}`
+	want, err := share.ParseJSON([]byte(state))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, data := do("POST", "/api/links", state, "Content-Type", "application/json")
+	expect(resp, data, http.StatusCreated)
+	var created createResponse
+	if err := json.Unmarshal(data, &created); err != nil || !validID(created.ID) {
+		t.Fatalf("created %s: %v", data, err)
+	}
+	if created.URL != dev.URL+"/s/"+created.ID {
+		t.Errorf("url %q, want %q", created.URL, dev.URL+"/s/"+created.ID)
+	}
+	resp, data = do("POST", "/api/links", state, "Content-Type", "application/json")
+	expect(resp, data, http.StatusOK) // the same state shares its link
+
+	resp, data = do("GET", "/s/"+created.ID, "")
+	expect(resp, data, http.StatusFound)
+	frag, ok := strings.CutPrefix(resp.Header.Get("Location"), "/#")
+	if !ok {
+		t.Fatalf("redirect to %q", resp.Header.Get("Location"))
+	}
+	if got, err := share.DecodeFragment(frag); err != nil || !got.Equal(want) {
+		t.Fatalf("followed link carries %v (%v), want %v", got, err, want)
+	}
+
+	resp, data = do("GET", "/api/links/"+created.ID, "")
+	expect(resp, data, http.StatusOK)
+	if got, err := share.ParseJSON(data); err != nil || !got.Equal(want) || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET /api/links/%s: %s (%v, %s)", created.ID, data, err, resp.Header.Get("Content-Type"))
+	}
+
+	resp, data = do("GET", "/api/links/"+strings.Repeat("A", 22), "")
+	expect(resp, data, http.StatusNotFound)
+	resp, data = do("GET", "/api/links", "")
+	expect(resp, data, http.StatusMethodNotAllowed)
+	resp, data = do("POST", "/api/links", `{"scenario":"<b>"}`, "Content-Type", "application/json")
+	expect(resp, data, http.StatusBadRequest)
+	resp, data = do("POST", "/api/links", `{"query":"`+strings.Repeat("q", share.MaxJSONBytes)+`"}`, "Content-Type", "application/json")
+	expect(resp, data, http.StatusRequestEntityTooLarge)
+
+	// The static files, served by Workers Static Assets with the bundle's _headers.
+	for _, tc := range []struct{ path, ct, cache string }{
+		{"/", "text/html; charset=utf-8", "public, max-age=0, must-revalidate"},
+		{"/v/" + b.Version + "/app.wasm", "application/wasm", bundle.ImmutableCacheControl},
+		{"/v/" + b.Version + "/engine.wasm", "application/wasm", bundle.ImmutableCacheControl},
+		{"/v/" + b.Version + "/app.js", "text/javascript; charset=utf-8", bundle.ImmutableCacheControl},
+	} {
+		// net/http's transport would ask for gzip and decode it silently; ask explicitly to see the encoding.
+		resp, data := do("GET", tc.path, "", "Accept-Encoding", "gzip")
+		expect(resp, data, http.StatusOK)
+		if ct, cc := resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"); ct != tc.ct || cc != tc.cache {
+			t.Errorf("%s: Content-Type %q, Cache-Control %q; want %q, %q", tc.path, ct, cc, tc.ct, tc.cache)
+		}
+		if enc := resp.Header.Get("Content-Encoding"); enc != "gzip" {
+			t.Errorf("%s: Content-Encoding %q, want gzip", tc.path, enc)
+		}
+	}
+
+	// The rate limit, with its counters in KV. Three POSTs above counted (the two creations and the invalid
+	// state: every attempt that reaches the body counts; the 413 was refused on its Content-Length first).
+	for i := 3; i < linksPerWindow; i++ {
+		resp, data := do("POST", "/api/links", fmt.Sprintf(`{"seed":%d}`, i), "Content-Type", "application/json")
+		expect(resp, data, http.StatusCreated)
+	}
+	resp, data = do("POST", "/api/links", `{"seed":1000}`, "Content-Type", "application/json")
+	expect(resp, data, http.StatusTooManyRequests)
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+}

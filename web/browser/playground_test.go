@@ -1,0 +1,380 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/joinlab/joinlab/web/runner"
+	"github.com/joinlab/joinlab/web/runner/protocol"
+)
+
+// domRows lists the result rows in the DOM, each as its cells' text.
+const domRows = `[...document.querySelectorAll("#results tr.row")].map(tr => [...tr.cells].map(td => td.textContent))`
+
+// status is the page's status line.
+const status = `document.querySelector("#status").textContent`
+
+// pick sets a select or input as a person would: the value, then the change event the UI listens for.
+func (p *page) pick(selector, value string) {
+	p.t.Helper()
+	ok := evaluate[bool](p, fmt.Sprintf(`(() => {
+		const el = document.querySelector(%q);
+		if (!el) return false;
+		el.value = %q;
+		el.dispatchEvent(new Event("change", {bubbles: true}));
+		return true; })()`, selector, value))
+	if !ok {
+		p.t.Fatalf("no %s on the page\n%s", selector, p.state())
+	}
+}
+
+// waitDone waits until the status line says the run is over, and returns it.
+func (p *page) waitDone(timeout time.Duration) string {
+	p.t.Helper()
+	p.waitFor("the run to end", `/^(Done|Canceled|The query failed)/.test(`+status+`)`, timeout)
+	return evaluate[string](p, status)
+}
+
+// native runs the same request the page sends through the runner natively, returning the rows.
+func native(t *testing.T, r *protocol.Run) (columns []string, rows [][]string) {
+	t.Helper()
+	runner.Stream(context.Background(), 1, r, func(m protocol.Message) {
+		switch m.Type {
+		case protocol.MessageStarted:
+			columns = m.Columns
+		case protocol.MessageBatch:
+			rows = append(rows, protocol.UnpackRows(m.Rows, len(columns))...)
+		case protocol.MessageError:
+			t.Fatalf("native run: %s", m.Error.Message)
+		}
+	}, nil)
+	return columns, rows
+}
+
+func TestOwnDataJoin(t *testing.T) {
+	p := openPlayground(t)
+	defer p.screenshot("own-data")
+
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	if s := p.waitDone(runTimeout); !strings.HasPrefix(s, "Done") {
+		t.Fatalf("status %q\n%s", s, p.state())
+	}
+	header := evaluate[[]string](p, `[...document.querySelectorAll("#results thead th")].map(th => th.textContent)`)
+	if want := []string{"name", "song_id"}; !slices.Equal(header, want) {
+		t.Errorf("columns %q, want %q", header, want)
+	}
+	var got []string
+	for _, row := range evaluate[[][]string](p, domRows) {
+		got = append(got, strings.Join(row, " "))
+	}
+	slices.Sort(got) // the join's output order is not part of its contract
+	want := []string{
+		"Daffy 500", "Mickey 100", "Mickey 200", "Minnie 100", "Minnie 200", "Pluto 100", "Pluto 300", "Pluto 400",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n got %q\nwant %q", got, want)
+	}
+	if n := evaluate[string](p, `document.querySelector("#rowcount").textContent`); n != "8 rows" {
+		t.Errorf("row count %q, want %q", n, "8 rows")
+	}
+	if s := evaluate[string](p, `document.querySelector("#m-strategy").textContent`); s != "hash" {
+		t.Errorf("metrics strategy %q, want hash", s)
+	}
+	if !evaluate[bool](p, `document.querySelector("#view-hash") !== null`) {
+		t.Error("no hash-join view")
+	}
+
+	p.do("open explain", chromedp.Click(chromedp.CSS("#tab-explain")))
+	p.waitFor("the explain text", `document.querySelector("#explain") !== null`, runTimeout)
+	if e := evaluate[string](p, `document.querySelector("#explain").textContent`); !strings.Contains(e, "hash join kind=inner") {
+		t.Errorf("explain %q lacks the physical plan's hash join", e)
+	}
+	p.screenshot("explain")
+	load := evaluate[map[string]float64](p, `window.joinlabLoad`)
+	t.Logf("app.wasm: %.1f MiB downloaded and started in %.0f ms; first result row %s after Run",
+		load["bytes"]/(1<<20), load["ms"], evaluate[string](p, `document.querySelector("#m-first").textContent`))
+	p.checkConsole()
+}
+
+func TestBadQueryShowsPositionedError(t *testing.T) {
+	p := openPlayground(t)
+	defer p.screenshot("bad-query")
+
+	p.do("type a bad query and press Ctrl+Enter",
+		chromedp.SetValue(chromedp.CSS("#query"), "@Users\n| where ("),
+		chromedp.Focus(chromedp.CSS("#query")),
+		chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+	)
+	p.waitFor("an error", `document.querySelector("#error") !== null`, runTimeout)
+	msg := evaluate[string](p, `document.querySelector("#error").textContent`)
+	if !strings.Contains(msg, "2:") || !strings.Contains(msg, "expected") {
+		t.Errorf("error %q: want a position on line 2 and what was expected", msg)
+	}
+	// The editor marks the character at the error's position.
+	mark := evaluate[[]string](p, `(() => { const m = document.querySelector("#error-mark");
+		if (!m) return [];
+		const before = m.previousElementSibling.textContent;
+		return [before, m.textContent]; })()`)
+	if len(mark) != 2 || !strings.HasPrefix(mark[0], "@Users\n| where (") {
+		t.Errorf("error mark %q: want it after the text up to the open parenthesis", mark)
+	}
+	if n := evaluate[int](p, `document.querySelectorAll("#results tr.row").length`); n != 0 {
+		t.Errorf("%d result rows shown beside the error", n)
+	}
+	p.checkConsole()
+}
+
+// bigRun is the playground's generated scenario at a size that streams for a while.
+func bigRun(listens int) *protocol.Run {
+	return &protocol.Run{
+		Query:    "@Users | join kind=inner (@Listens) on user_id | project name, user_id, song_id",
+		Scenario: runner.ScenarioUsersListens, Seed: 9,
+		Knobs: map[string]float64{"users": 2000, "listens": float64(listens), "skew": 0},
+	}
+}
+
+func (p *page) setUp(r *protocol.Run) {
+	p.t.Helper()
+	p.pick("#scenario", r.Scenario)
+	p.waitFor("the knobs", `document.querySelector("#knob-listens") !== null`, runTimeout)
+	for k, v := range r.Knobs {
+		p.pick("#knob-"+k, fmt.Sprint(v))
+	}
+	p.pick("#seed", fmt.Sprint(r.Seed))
+}
+
+func TestScenarioStreamsIntoVirtualTable(t *testing.T) {
+	const listens = 60_000
+	r := bigRun(listens)
+	cols, want := native(t, r)
+
+	p := openPlayground(t)
+	defer p.screenshot("hash-view")
+	p.setUp(r)
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	if s := p.waitDone(runTimeout); !strings.HasPrefix(s, "Done") {
+		t.Fatalf("status %q\n%s", s, p.state())
+	}
+	if n := evaluate[string](p, `document.querySelector("#rowcount").textContent`); n != "60,000 rows" {
+		t.Errorf("row count %q, want 60,000 rows", n)
+	}
+	header := evaluate[[]string](p, `[...document.querySelectorAll("#results thead th")].map(th => th.textContent)`)
+	if !slices.Equal(header, cols) {
+		t.Errorf("columns %q, want %q", header, cols)
+	}
+	// Only the rows in view are in the DOM.
+	rows := evaluate[[][]string](p, domRows)
+	if len(rows) == 0 || len(rows) > 60 {
+		t.Fatalf("%d rows in the DOM: want a few dozen of the %d", len(rows), listens)
+	}
+	for i, row := range rows {
+		if !slices.Equal(row, want[i]) {
+			t.Fatalf("row %d is %q, the native run's is %q", i, row, want[i])
+		}
+	}
+	// Scroll to the middle: the rows there come into the DOM and match the native run's.
+	evaluate[bool](p, `(() => { const v = document.querySelector("#viewport");
+		v.scrollTop = v.scrollHeight / 2; v.dispatchEvent(new Event("scroll")); return true; })()`)
+	p.waitFor("rows from the middle", `(() => { const r = document.querySelector("#results tr.row");
+		return r && Number(r.dataset.index) > 1000; })()`, runTimeout)
+	first := evaluate[int](p, `Number(document.querySelector("#results tr.row").dataset.index)`)
+	mid := evaluate[[][]string](p, domRows)
+	for i, row := range mid {
+		if !slices.Equal(row, want[first+i]) {
+			t.Fatalf("row %d is %q, the native run's is %q", first+i, row, want[first+i])
+		}
+	}
+	if n := len(mid); n > 60 {
+		t.Errorf("%d rows in the DOM after scrolling", n)
+	}
+	// The hash view saw both sides read whole.
+	bars := evaluate[[]string](p, `[...document.querySelectorAll("#view-hash text.value")].map(t => t.textContent)`)
+	if len(bars) != 3 || bars[0] != "2,000 of 2,000" || bars[1] != "60,000 of 60,000" || bars[2] != "60,000" {
+		t.Errorf("hash view bars %q: want build 2,000 of 2,000, probe 60,000 of 60,000, 60,000 out", bars)
+	}
+	p.checkConsole()
+}
+
+// TestResponsiveDuringLongRun presses a button while the engine joins millions of rows in its worker and
+// sees the page react before the run ends; then cancels the run. The page's event-loop lag over the run is
+// measured and logged (a timed assertion would fail on a loaded machine, not on a slow page).
+func TestResponsiveDuringLongRun(t *testing.T) {
+	p := openPlayground(t)
+	defer p.screenshot("long-run")
+	p.setUp(bigRun(5_000_000))
+	evaluate[bool](p, `(() => { window.lag = 0; let last = performance.now();
+		window.lagTimer = setInterval(() => { const now = performance.now();
+			window.lag = Math.max(window.lag, now - last - 20); last = now; }, 20);
+		return true; })()`)
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	p.waitFor("rows to stream", `document.querySelectorAll("#results tr.row").length > 0`, runTimeout)
+	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Running") {
+		t.Fatalf("the run ended before the test could poke the page: %q", s)
+	}
+	p.do("poke", chromedp.Click(chromedp.CSS("#poke")))
+	p.waitFor("the poke to show", `document.querySelector("#poke").textContent === "Poked 1×"`, runTimeout)
+	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Running") {
+		t.Errorf("the page reacted only after the run: %q", s)
+	}
+	p.do("cancel", chromedp.Click(chromedp.CSS("#cancel")))
+	if s := p.waitDone(runTimeout); s != "Canceled." {
+		t.Errorf("status after cancel %q, want Canceled.", s)
+	}
+	rows := evaluate[string](p, `document.querySelector("#m-rows").textContent`)
+	if rows == "5,000,000" {
+		t.Errorf("the canceled run delivered all its rows")
+	}
+	t.Logf("largest event-loop lag during the run: %.0f ms", evaluate[float64](p, `window.lag`))
+	p.checkConsole()
+}
+
+func TestShareLinkRoundTrip(t *testing.T) {
+	p := openPlayground(t)
+	defer p.screenshot("share-link")
+	r := bigRun(1234)
+	p.setUp(r)
+	p.pick("#strategy", "nestedloop")
+	p.pick("#memory", "48")
+	p.do("copy the link", chromedp.Click(chromedp.CSS("#share")))
+	p.waitFor("the copied note", `document.querySelector("#copied") !== null`, runTimeout)
+	link := evaluate[string](p, `location.href`)
+	if !strings.Contains(link, "#s1.") {
+		t.Fatalf("the URL %q carries no state", link)
+	}
+
+	q := openPlayground(t)
+	// From another document: a change of fragment alone would not reload the page.
+	q.do("open the link", chromedp.Navigate("about:blank"), chromedp.Navigate(link))
+	q.waitFor("the restored scenario", `(() => { const s = document.querySelector("#scenario");
+		return s && s.value === `+fmt.Sprintf("%q", r.Scenario)+`; })()`, loadTimeout)
+	got := evaluate[[]string](q, `["#strategy", "#seed", "#memory", "#knob-listens", "#knob-users", "#query"].map(s => document.querySelector(s).value)`)
+	want := []string{"nestedloop", "9", "48", "1234", "2000", r.Query}
+	if !slices.Equal(got, want) {
+		t.Errorf("restored %q, want %q", got, want)
+	}
+	q.checkConsole()
+}
+
+func TestMalformedLinkShowsMessage(t *testing.T) {
+	url := serveSite(t)
+	p := openPlayground(t)
+	defer p.screenshot("bad-link")
+	p.do("open a damaged link", chromedp.Navigate(url+"?again#s=%%%not-base64"))
+	p.waitFor("the notice", `document.querySelector("#notice") !== null`, loadTimeout)
+	if msg := evaluate[string](p, `document.querySelector("#notice").textContent`); !strings.Contains(msg, "could not be opened") {
+		t.Errorf("notice %q", msg)
+	}
+	// The page falls back to its defaults and still runs.
+	p.waitFor("the engine to be ready", `!document.querySelector("#run").disabled`, loadTimeout)
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	if s := p.waitDone(runTimeout); !strings.HasPrefix(s, "Done") {
+		t.Errorf("status %q", s)
+	}
+}
+
+// TestPauseAndStep pauses a long run, sees the view hold still, steps it and sees the trace move on by one
+// batch, then cancels it.
+func TestPauseAndStep(t *testing.T) {
+	p := openPlayground(t)
+	defer p.screenshot("paused")
+	p.setUp(bigRun(5_000_000))
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	p.waitFor("rows to stream", `document.querySelectorAll("#results tr.row").length > 0`, runTimeout)
+	p.do("pause", chromedp.Click(chromedp.CSS("#pause")))
+	p.waitFor("the paused status", `/^Paused/.test(`+status+`)`, runTimeout)
+	events := `document.querySelector("#m-events").textContent`
+	// Batches already on their way still land (the page may be behind the engine on a loaded machine); then
+	// nothing moves. A run that ignored the pause would end meanwhile, and the status would say so.
+	held := evaluate[string](p, events)
+	for deadline := time.Now().Add(runTimeout); ; {
+		time.Sleep(time.Second)
+		now := evaluate[string](p, events)
+		if now == held {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("trace events still moving while paused: %s, then %s", held, now)
+		}
+		held = now
+	}
+	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Paused") {
+		t.Fatalf("status %q, want paused", s)
+	}
+	p.do("step", chromedp.Click(chromedp.CSS("#step")))
+	p.waitFor("one more batch", events+` !== `+fmt.Sprintf("%q", held), runTimeout)
+	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Paused") {
+		t.Errorf("status after a step %q, want still paused", s)
+	}
+	p.do("cancel", chromedp.Click(chromedp.CSS("#cancel")))
+	if s := p.waitDone(runTimeout); s != "Canceled." {
+		t.Errorf("status after cancel %q", s)
+	}
+	p.checkConsole()
+}
+
+// TestEveryScenario runs each scenario of the catalogue with its defaults, as the page lists it, and checks the
+// page shows what the same run gives natively (the code path of the command line): the row count, the first
+// rows in order, or the same error. It saves a screenshot of each scenario's view.
+func TestEveryScenario(t *testing.T) {
+	p := openPlayground(t)
+	for _, sc := range runner.Catalogue().Scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			p.t = t
+			defer p.screenshot("scenario-" + sc.Name)
+			r := &protocol.Run{Query: sc.Query, Scenario: sc.Name, Seed: 1}
+			var cols []string
+			var want [][]string
+			var wantErr string
+			runner.Stream(context.Background(), 1, r, func(m protocol.Message) {
+				switch m.Type {
+				case protocol.MessageStarted:
+					cols = m.Columns
+				case protocol.MessageBatch:
+					want = append(want, protocol.UnpackRows(m.Rows, len(cols))...)
+				case protocol.MessageError:
+					wantErr = m.Error.Message
+				}
+			}, nil)
+			p.pick("#scenario", sc.Name)
+			p.pick("#seed", "1")
+			p.waitFor("the scenario's query", fmt.Sprintf(`document.querySelector("#query").value === %q`, sc.Query), runTimeout)
+			p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+			s := p.waitDone(2 * runTimeout)
+			if wantErr != "" {
+				if got := evaluate[string](p, `(document.querySelector("#error") || {}).textContent || ""`); !strings.Contains(got, wantErr) {
+					t.Errorf("the page shows %q (status %q); natively the run fails with %q", got, s, wantErr)
+				}
+				return
+			}
+			if !strings.HasPrefix(s, "Done") {
+				t.Fatalf("status %q\n%s", s, p.state())
+			}
+			if got, want := evaluate[string](p, `document.querySelector("#m-rows").textContent`), count(len(want)); got != want {
+				t.Errorf("rows out %s, natively %s", got, want)
+			}
+			rows := evaluate[[][]string](p, domRows)
+			for i, row := range rows {
+				if i >= len(want) || !slices.Equal(row, want[i]) {
+					t.Fatalf("row %d is %q, natively %q", i, row, want[min(i, len(want)-1)])
+				}
+			}
+			p.checkConsole()
+		})
+	}
+}
+
+// count formats n as the page does, with thousands separators.
+func count(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

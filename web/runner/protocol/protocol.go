@@ -1,0 +1,213 @@
+// Package protocol is the vocabulary the playground page and its engine Web Worker speak: the page posts
+// Requests, the engine posts Messages back, both as JSON strings through postMessage. It holds types only
+// and imports nothing but the trace's event type, so the UI's WebAssembly program carries none of the engine.
+//
+// A run is a conversation keyed by its ID: the page sends a "run" Request, the engine answers "started" (the
+// output columns and the explain text), then any number of "batch" Messages (rows and trace events, merged
+// so the page gets a few dozen messages a second however fast the engine goes), then exactly one of "done"
+// or "error". A "cancel" Request stops the run it names; its last Message is then an "error" with Canceled set.
+package protocol
+
+import (
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/trace"
+)
+
+// Request types, page → engine.
+const (
+	// RequestCatalogue asks for the scenarios and strategies (answered with MessageCatalogue).
+	RequestCatalogue = "catalogue"
+	RequestRun       = "run"
+	RequestCancel    = "cancel"
+	// RequestPause holds the run it names after its next batch, until RequestResume; RequestStep lets one
+	// more batch through a paused run.
+	RequestPause  = "pause"
+	RequestResume = "resume"
+	RequestStep   = "step"
+)
+
+// Message types, engine → page.
+const (
+	// MessageReady is posted once, when the engine has started; Catalogue is set.
+	MessageReady     = "ready"
+	MessageCatalogue = "catalogue"
+	MessageStarted   = "started"
+	MessageBatch     = "batch"
+	MessageDone      = "done"
+	MessageError     = "error"
+	// MessageLoadError is posted by the worker's script, not the engine, when engine.wasm cannot start.
+	MessageLoadError = "load_error"
+)
+
+// Request is what the page asks of the engine.
+type Request struct {
+	Type string `json:"type"`
+	// ID names the run; the page picks it, and every Message about the run carries it.
+	ID int `json:"id,omitempty"`
+	// Run is set for RequestRun.
+	Run *Run `json:"run,omitempty"`
+}
+
+// Run is one query to run.
+type Run struct {
+	Query string `json:"query"`
+	// Scenario names the sims/scenario entry whose sources the query runs against; "" means Sources.
+	Scenario string             `json:"scenario,omitempty"`
+	Knobs    map[string]float64 `json:"knobs,omitempty"`
+	Seed     uint64             `json:"seed"`
+	// MemoryBudget in bytes; 0 is the scenario's own budget, or the engine's default.
+	MemoryBudget int64 `json:"memory_budget,omitempty"`
+	// Strategy forces a join strategy (hint.strategy= on every join that names none); "" lets the planner choose.
+	Strategy string `json:"strategy,omitempty"`
+	// Sources are the user's own tables, keyed by the name the query writes after '@'.
+	Sources map[string]Input `json:"sources,omitempty"`
+}
+
+// Input is one table the user pasted or loaded from disk.
+type Input struct {
+	// Format is "jsonl" (one JSON object per line) or "csv" (a header row, then records).
+	Format string `json:"format"`
+	Data   string `json:"data"`
+}
+
+// Message is what the engine tells the page. Which fields are set depends on Type.
+type Message struct {
+	Type string `json:"type"`
+	ID   int    `json:"id,omitempty"`
+
+	Catalogue *Catalogue `json:"catalogue,omitempty"`
+
+	// Started.
+	Columns []string `json:"columns,omitempty"`
+	Explain string   `json:"explain,omitempty"`
+	// Inputs are the rows of each source, so the page can show progress against them.
+	Inputs map[string]int64 `json:"inputs,omitempty"`
+
+	// Batch: rows as display text ("" for null) packed by PackRows, and the trace events since the last batch.
+	// Rows travel beside the message's JSON, not in it (see Post): decoding them from a JSON string cost the
+	// page's WebAssembly 45 ms per 5,000 rows, and splitting the plain string a small part of that.
+	Rows   string        `json:"-"`
+	Events []trace.Event `json:"events,omitempty"`
+	// Dropped counts trace events the engine did not send, to keep a message small (it sends the first
+	// eventsPerRun of a run in full, then only the kinds that stay rare).
+	Dropped int64 `json:"dropped,omitempty"`
+
+	// Done (and Error, as far as the run got).
+	Stats *Stats `json:"stats,omitempty"`
+
+	Error *Error `json:"error,omitempty"`
+}
+
+// Stats are a run's figures, as the metrics panel shows them.
+type Stats struct {
+	RowsOut    int64          `json:"rows_out"`
+	Batches    int64          `json:"batches"`
+	MemoryPeak int64          `json:"memory_peak_bytes"`
+	Budget     int64          `json:"memory_budget_bytes"`
+	WallMillis float64        `json:"wall_ms"`
+	Strategy   string         `json:"strategy,omitempty"`
+	Details    map[string]any `json:"details,omitempty"`
+}
+
+// Error is a failed run. Line and Col (1-based; Col counts bytes) locate a query error in the text the user
+// wrote; both are 0 when the error has no position.
+type Error struct {
+	Message  string `json:"message"`
+	Line     int    `json:"line,omitempty"`
+	Col      int    `json:"col,omitempty"`
+	Canceled bool   `json:"canceled,omitempty"`
+}
+
+// Catalogue is what the page may offer: the scenarios, and the join strategies a run may force.
+type Catalogue struct {
+	Scenarios  []Scenario `json:"scenarios"`
+	Strategies []Strategy `json:"strategies"`
+}
+
+// Scenario describes one sims/scenario entry to the page.
+type Scenario struct {
+	Name         string `json:"name"`
+	Title        string `json:"title"`
+	Description  string `json:"description,omitempty"`
+	Query        string `json:"query"`
+	Knobs        []Knob `json:"knobs,omitempty"`
+	MemoryBudget int64  `json:"memory_budget,omitempty"`
+	// Sources are the table names the scenario provides (what a query may write after '@').
+	Sources []string `json:"sources,omitempty"`
+}
+
+// Knob is one numeric setting of a scenario.
+type Knob struct {
+	Name    string  `json:"name"`
+	Help    string  `json:"help,omitempty"`
+	Default float64 `json:"default"`
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+}
+
+// Strategy is a join strategy a run may force with hint.strategy=Name.
+type Strategy struct {
+	Name string `json:"name"`
+	// Baseline marks a deliberately naive alternative kept to show how it fails.
+	Baseline bool `json:"baseline,omitempty"`
+}
+
+// Envelope is what crosses postMessage from the engine: the message as JSON and its rows as they are.
+type Envelope struct {
+	JSON string
+	Rows string
+}
+
+// Rows travel packed in one string: cells separated by CellSep, rows by RowSep.
+const (
+	CellSep = '\x1f' // ASCII unit separator
+	RowSep  = '\x1e' // ASCII record separator
+)
+
+const cellSep, rowSep = string(CellSep), string(RowSep)
+
+// separators are replaced in cell text (they would cut a cell), by U+FFFD, the replacement character.
+var separators = strings.NewReplacer(cellSep, "\uFFFD", rowSep, "\uFFFD")
+
+// PackRows packs rows for Message.Rows.
+func PackRows(rows [][]string) string {
+	var b strings.Builder
+	for i, row := range rows {
+		if i > 0 {
+			b.WriteString(rowSep)
+		}
+		for j, cell := range row {
+			if j > 0 {
+				b.WriteString(cellSep)
+			}
+			if strings.ContainsAny(cell, cellSep+rowSep) {
+				cell = separators.Replace(cell)
+			}
+			b.WriteString(cell)
+		}
+	}
+	return b.String()
+}
+
+// UnpackRows reverses PackRows. A row of no columns cannot be told from none, so columns says how many
+// cells a row has; it is the started message's column count.
+func UnpackRows(packed string, columns int) [][]string {
+	if packed == "" && columns > 0 {
+		return nil
+	}
+	lines := strings.Split(packed, rowSep)
+	rows := make([][]string, len(lines))
+	for i, line := range lines {
+		rows[i] = SplitRow(line, columns)
+	}
+	return rows
+}
+
+// SplitRow cuts one packed row into its cells.
+func SplitRow(row string, columns int) []string {
+	if columns == 0 {
+		return []string{}
+	}
+	return strings.SplitN(row, cellSep, columns)
+}

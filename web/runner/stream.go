@@ -1,0 +1,460 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/format"
+	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/plan"
+	"github.com/joinlab/joinlab/engine/query"
+	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/sims/scenario"
+	"github.com/joinlab/joinlab/web/runner/protocol"
+)
+
+const (
+	// FlushEvery is the longest the engine holds rows and events before posting them. The page renders at
+	// most ~30 times a second, so posting faster only makes it merge more; 50 ms keeps the stream looking live.
+	FlushEvery = 50 * time.Millisecond
+	// maxRowsPerMessage bounds one message's size, and the time the page's WebAssembly spends unpacking it
+	// (a few milliseconds), when the engine produces rows faster than FlushEvery drains them.
+	maxRowsPerMessage = 2000
+	// MaxStreamRows is how many rows a run sends the page. The table is virtualised, so the DOM does not
+	// care, but each row costs the page memory; beyond this the page is told the count, not the rows.
+	MaxStreamRows = 200_000
+	// maxEventsPerRun bounds the trace events a run sends: a strategy may emit one per page or partition,
+	// and views aggregate them anyway. Events past it are counted in Message.Dropped.
+	maxEventsPerRun = 50_000
+)
+
+// Kinds of the events the runner adds to the engine's own trace. They describe what the playground sees
+// from outside the engine — rows read from each source and rows delivered — so every strategy's view,
+// the hash join's included, has them even when the strategy emits nothing.
+const (
+	// KindScanRows: a batch read from a source. Op is "scan:NAME"; attrs source, rows, total (rows so far
+	// from that source in this scan), scan (the how-many-th scan of the source this run, from 1) and phase
+	// ("plan" for a read while planning, when a strategy measures its input, else "run").
+	KindScanRows trace.Kind = "scan_rows"
+	// OpOutput is the Op of the runner's trace.RowsEmitted events: rows delivered to the page.
+	OpOutput = "output"
+)
+
+// knownBaselines names the strategies issue 5 keeps to show how they fail. plan.StrategyDef carries a
+// Baseline flag, but the plan package exposes only the names, so the page labels these by name.
+var knownBaselines = map[string]bool{
+	"broadcast": true, "timewindow": true, "distinctkeys": true, "keyset-lt": true, "keyset-le": true,
+	"nestedloop": true,
+}
+
+// Catalogue lists the scenarios registered in sims/scenario, then the playground's own, and the join
+// strategies registered with the planner.
+func Catalogue() *protocol.Catalogue {
+	c := &protocol.Catalogue{}
+	for _, name := range scenario.Names() {
+		s, err := scenario.Get(name)
+		if err != nil {
+			continue
+		}
+		c.Scenarios = append(c.Scenarios, describe(s))
+	}
+	for _, s := range builtins {
+		c.Scenarios = append(c.Scenarios, describe(s))
+	}
+	for _, name := range plan.StrategyNames() {
+		c.Strategies = append(c.Strategies, protocol.Strategy{Name: name, Baseline: knownBaselines[name]})
+	}
+	return c
+}
+
+func describe(s *scenario.Scenario) protocol.Scenario {
+	d := protocol.Scenario{Name: s.Name, Title: s.Title, Description: s.Description, Query: s.Query,
+		MemoryBudget: s.MemoryBudget}
+	for _, k := range s.Knobs {
+		d.Knobs = append(d.Knobs, protocol.Knob{Name: k.Name, Help: k.Help, Default: k.Default, Min: k.Min, Max: k.Max})
+	}
+	return d
+}
+
+// findScenario looks in sims/scenario first, then among the playground's own.
+func findScenario(name string) (*scenario.Scenario, error) {
+	if s, err := scenario.Get(name); err == nil {
+		return s, nil
+	}
+	for _, s := range builtins {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	names := scenario.Names()
+	for _, s := range builtins {
+		names = append(names, s.Name)
+	}
+	return nil, fmt.Errorf("unknown scenario %q (scenarios: %s)", name, strings.Join(names, ", "))
+}
+
+// Stream runs one query and posts what happens to post: a started message, batches of rows and trace events
+// at most every FlushEvery, then done or error. post is called from the calling goroutine only. After each
+// batch it calls yield, when not nil: in the browser that lets the event loop deliver a cancel.
+func Stream(ctx context.Context, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
+	s := &stream{id: id, post: post, yield: yield, start: time.Now(), lastFlush: time.Now()}
+	defer func() {
+		if p := recover(); p != nil {
+			s.fail(fmt.Errorf("internal error: %v", p))
+		}
+	}()
+	if err := s.run(ctx, run); err != nil {
+		s.fail(err)
+	}
+}
+
+type stream struct {
+	id    int
+	post  func(protocol.Message)
+	yield func()
+	start time.Time
+
+	postMu    sync.Mutex // serialises flushes: a strategy may read its inputs from several goroutines
+	mu        sync.Mutex // guards what trace events (possibly from other goroutines) touch
+	rows      [][]string
+	events    []trace.Event
+	sent      int64 // events sent this run
+	dropped   int64
+	lastFlush time.Time
+
+	// planning is set while the query is planned: a strategy may read its inputs then, to measure them
+	// (heavy keys, sizes), and those reads are reported apart from the run's.
+	planning atomic.Bool
+	// inserted are the hints forceStrategy added, to map an error's position back to the user's text.
+	inserted []insertion
+	rowsOut  int64
+	streamed int64
+	stats    *protocol.Stats
+	strategy string
+}
+
+// Emit is the run's trace.Sink.
+func (s *stream) Emit(e trace.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e.Kind == trace.StrategyChose {
+		if name, ok := e.Attrs["strategy"].(string); ok {
+			s.strategy = name
+		}
+	}
+	if s.sent+int64(len(s.events)) >= maxEventsPerRun {
+		s.dropped++
+		return
+	}
+	s.events = append(s.events, e)
+}
+
+func (s *stream) since() time.Duration { return time.Since(s.start) }
+
+func (s *stream) run(ctx context.Context, run *protocol.Run) error {
+	if run == nil {
+		return errors.New("run request without a run")
+	}
+	// Parse first, so a syntax error is located in the text the user wrote, not in the rewritten one.
+	parsed, err := kql.Parse(run.Query)
+	if err != nil {
+		return err
+	}
+	text, inserted, err := forceStrategy(run.Query, parsed, run.Strategy)
+	if err != nil {
+		return err
+	}
+	s.inserted = inserted
+	sources, budget, counted, err := s.sources(run)
+	if err != nil {
+		return err
+	}
+	inputs := map[string]int64{}
+	for name, src := range sources {
+		inputs[name] = int64(src.Rows())
+		if counted {
+			sources[name] = &countingSource{Source: src, sink: s}
+		}
+	}
+	if run.MemoryBudget > 0 {
+		budget = run.MemoryBudget
+	}
+	s.planning.Store(true)
+	p, err := query.Prepare(text, sources, query.Options{MemoryBudget: budget, Trace: s})
+	s.planning.Store(false)
+	if err != nil {
+		return err
+	}
+	var visible []int
+	var names []string
+	for i, f := range p.Columns() {
+		if !f.Hidden {
+			visible = append(visible, i)
+			names = append(names, f.Name)
+		}
+	}
+	s.post(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs})
+	st, err := p.Run(ctx, func(b *column.Batch) error {
+		if s.pending()+b.N > maxRowsPerMessage {
+			s.flush()
+		}
+		s.addRows(b, visible)
+		return s.maybeFlush(ctx)
+	})
+	if st != nil {
+		s.stats = &protocol.Stats{RowsOut: st.RowsOut, Batches: st.Batches, MemoryPeak: st.MemoryPeak,
+			Budget: st.Budget, Details: st.Details}
+	}
+	if err != nil {
+		return err
+	}
+	s.flush()
+	s.stats.WallMillis = float64(s.since().Microseconds()) / 1000
+	s.stats.Strategy = s.strategy
+	s.post(protocol.Message{Type: protocol.MessageDone, ID: s.id, Stats: s.stats})
+	return nil
+}
+
+// sources makes the run's tables: the scenario's, generated from seed and knobs, or the user's own. counted
+// says whether the runner may wrap them to report scans: plain tables, yes; a sims scenario's sources may be
+// connectors whose extra methods the planner looks for, and they trace their own requests.
+func (s *stream) sources(run *protocol.Run) (srcs map[string]source.Source, budget int64, counted bool, err error) {
+	if run.Scenario != "" {
+		sc, err := findScenario(run.Scenario)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		knobs, err := sc.Resolve(run.Knobs)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		srcs, err := sc.Sources(run.Seed, knobs)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("scenario %s: %w", sc.Name, err)
+		}
+		return srcs, sc.MemoryBudget, isBuiltin(sc), nil
+	}
+	srcs = make(map[string]source.Source, len(run.Sources))
+	// Sorted, so that with several bad sources the same one is reported each time.
+	for _, name := range slices.Sorted(maps.Keys(run.Sources)) {
+		src, err := parseInput(name, Input(run.Sources[name]))
+		if err != nil {
+			return nil, 0, false, err
+		}
+		srcs[name] = src
+	}
+	return srcs, 0, true, nil
+}
+
+func (s *stream) addRows(b *column.Batch, visible []int) {
+	s.rowsOut += int64(b.N)
+	keep := min(int64(b.N), max(0, MaxStreamRows-s.streamed))
+	rows := make([][]string, keep)
+	for r := range rows {
+		row := make([]string, len(visible))
+		for i, c := range visible {
+			if v := b.Cols[c]; v != nil {
+				row[i] = format.Text(v, r)
+			}
+		}
+		rows[r] = row
+	}
+	s.streamed += keep
+	s.mu.Lock()
+	s.rows = append(s.rows, rows...)
+	s.mu.Unlock()
+	s.Emit(trace.Event{Kind: trace.RowsEmitted, At: s.since(), Op: OpOutput,
+		Attrs: map[string]any{"rows": b.N, "total": s.rowsOut}})
+}
+
+// maybeFlush posts a batch when FlushEvery has passed or enough rows wait; it also checks for cancellation
+// there, after yielding, since the engine's own loops may not look at ctx often.
+func (s *stream) maybeFlush(ctx context.Context) error {
+	if s.pending() < maxRowsPerMessage && time.Since(s.flushedAt()) < FlushEvery {
+		return nil
+	}
+	s.flush()
+	return ctx.Err()
+}
+
+func (s *stream) flush() {
+	s.postMu.Lock()
+	defer s.postMu.Unlock()
+	s.mu.Lock()
+	rows, events, dropped := s.rows, s.events, s.dropped
+	s.rows, s.events, s.dropped = nil, nil, 0
+	s.sent += int64(len(events))
+	s.lastFlush = time.Now()
+	s.mu.Unlock()
+	if len(rows) > 0 || len(events) > 0 || dropped > 0 {
+		// A run of zero-column rows would pack to "" like no rows at all; such queries are not expressible.
+		s.post(protocol.Message{Type: protocol.MessageBatch, ID: s.id, Rows: protocol.PackRows(rows), Events: events,
+			Dropped: dropped})
+	}
+	if s.yield != nil {
+		s.yield()
+	}
+}
+
+// pending is how many rows wait for the next flush.
+func (s *stream) pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rows)
+}
+
+func (s *stream) flushedAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastFlush
+}
+
+// fail posts what was gathered, then the error, with the position of a query error.
+func (s *stream) fail(err error) {
+	s.flush()
+	e := &protocol.Error{Message: err.Error(), Canceled: errors.Is(err, context.Canceled)}
+	var list kql.ErrorList
+	var one *kql.Error
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+		e.Line, e.Col = list[0].Pos.Line, list[0].Pos.Col
+	case errors.As(err, &one):
+		e.Line, e.Col = one.Pos.Line, one.Pos.Col
+	}
+	if col := userColumn(e.Line, e.Col, s.inserted); col != e.Col {
+		old := fmt.Sprintf("%d:%d", e.Line, e.Col)
+		e.Col = col
+		e.Message = strings.Replace(e.Message, old, fmt.Sprintf("%d:%d", e.Line, col), 1)
+	}
+	s.post(protocol.Message{Type: protocol.MessageError, ID: s.id, Error: e, Stats: s.stats})
+}
+
+// insertion is text forceStrategy added: at byte column Col of line Line of the user's text, Len bytes.
+type insertion struct{ Line, Col, Len int }
+
+// userColumn maps a column of the rewritten query back to the user's text: every hint inserted earlier on
+// the same line moved it right. A column inside an inserted hint maps to the join keyword it follows.
+func userColumn(line, col int, inserted []insertion) int {
+	shift := 0
+	for _, in := range inserted { // sorted by line, then column
+		if in.Line != line {
+			continue
+		}
+		start := in.Col + shift // where the insertion begins in the rewritten line
+		switch {
+		case col >= start+in.Len:
+			shift += in.Len
+		case col >= start:
+			return in.Col - len(joinKeyword)
+		}
+	}
+	return col - shift
+}
+
+var strategyName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+const joinKeyword = "join"
+
+// forceStrategy adds hint.strategy=name after the keyword of every join in parsed that names no strategy
+// itself, and says where, sorted by position. Positions are byte columns on their line.
+func forceStrategy(text string, parsed *kql.Query, name string) (string, []insertion, error) {
+	if name == "" {
+		return text, nil, nil
+	}
+	if !strategyName.MatchString(name) {
+		return "", nil, fmt.Errorf("bad strategy name %q", name)
+	}
+	var joins []kql.Pos
+	var walk func(q *kql.Query)
+	walk = func(q *kql.Query) {
+		for _, op := range q.Ops {
+			j, ok := op.(*kql.Join)
+			if !ok {
+				continue
+			}
+			named := false
+			for _, p := range j.Params {
+				named = named || strings.EqualFold(p.Name, "hint.strategy")
+			}
+			if !named {
+				joins = append(joins, j.Pos)
+			}
+			walk(j.Right)
+		}
+	}
+	walk(parsed)
+	slices.SortFunc(joins, func(a, b kql.Pos) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Col - b.Col
+	})
+	hint := " hint.strategy=" + name
+	lines := strings.SplitAfter(text, "\n")
+	var inserted []insertion
+	// Insert from the last join back, so the positions still to use stay right.
+	for i := len(joins) - 1; i >= 0; i-- {
+		pos := joins[i]
+		line := lines[pos.Line-1]
+		at := pos.Col - 1 + len(joinKeyword)
+		if at > len(line) || !strings.EqualFold(line[pos.Col-1:at], joinKeyword) {
+			return "", nil, fmt.Errorf("strategy: no join keyword at %s", pos)
+		}
+		lines[pos.Line-1] = line[:at] + hint + line[at:]
+		inserted = append(inserted, insertion{Line: pos.Line, Col: at + 1, Len: len(hint)})
+	}
+	slices.Reverse(inserted)
+	return strings.Join(lines, ""), inserted, nil
+}
+
+// countingSource reports every batch read from a source as a KindScanRows event.
+type countingSource struct {
+	source.Source
+	sink  *stream
+	scans int
+}
+
+func (c *countingSource) Scan(ctx context.Context, cols []column.Field) source.Iterator {
+	c.scans++
+	return &countingIter{it: c.Source.Scan(ctx, cols), src: c, scan: c.scans}
+}
+
+type countingIter struct {
+	it    source.Iterator
+	src   *countingSource
+	scan  int
+	total int64
+}
+
+func (c *countingIter) Next(ctx context.Context) (*column.Batch, error) {
+	// A join may read for a long time before its first output row (a hash join's build side, a nested
+	// loop's passes); flushing here too keeps the trace live and lets a cancel in.
+	if s := c.src.sink; time.Since(s.flushedAt()) >= FlushEvery {
+		s.flush()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	b, err := c.it.Next(ctx)
+	if b != nil && b.N > 0 {
+		c.total += int64(b.N)
+		name := c.src.Name()
+		phase := "run"
+		if c.src.sink.planning.Load() {
+			phase = "plan"
+		}
+		c.src.sink.Emit(trace.Event{Kind: KindScanRows, At: c.src.sink.since(), Op: "scan:" + name,
+			Attrs: map[string]any{"source": name, "rows": b.N, "total": c.total, "scan": c.scan, "phase": phase}})
+	}
+	return b, err
+}

@@ -1,0 +1,289 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/vugu/vugu"
+
+	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/web/runner/protocol"
+)
+
+// Root is the whole page. It reads State and calls its methods; it keeps nothing of its own.
+type Root struct {
+	State *State
+}
+
+// StatusText is the one-line status under the title.
+func (c *Root) StatusText() string {
+	s := c.State
+	switch {
+	case s.LoadError != "":
+		return "The engine could not start: " + s.LoadError
+	case s.Loading:
+		return "Loading the engine…"
+	case s.Run == nil:
+		return "Ready."
+	}
+	r := s.Run
+	switch r.Status {
+	case StatusRunning:
+		if r.Paused {
+			return fmt.Sprintf("Paused at %s rows, %s trace events.", count(int64(r.Rows.Len())), count(r.Trace.Events))
+		}
+		return fmt.Sprintf("Running… %s rows so far.", count(int64(r.Rows.Len())))
+	case StatusDone:
+		return fmt.Sprintf("Done: %s rows in %s.", count(statsRows(r)), fmtDuration(r.Finished))
+	case StatusCanceled:
+		return "Canceled."
+	}
+	return "The query failed."
+}
+
+// StatusKind styles the status line.
+func (c *Root) StatusKind() string {
+	s := c.State
+	switch {
+	case s.LoadError != "":
+		return "bad"
+	case s.Loading || s.Running():
+		return "busy"
+	case s.Run != nil && s.Run.Status == StatusFailed:
+		return "bad"
+	}
+	return "good"
+}
+
+// Scenario is the picked scenario, or nil for the user's own tables.
+func (c *Root) Scenario() *protocol.Scenario { return c.State.ScenarioInfo() }
+
+func (c *Root) PickScenario(e vugu.DOMEvent) { c.State.PickScenario(e.PropString("target", "value")) }
+func (c *Root) PickStrategy(e vugu.DOMEvent) { c.State.SetStrategy(e.PropString("target", "value")) }
+func (c *Root) SetSeed(e vugu.DOMEvent)      { c.State.SetSeed(e.PropString("target", "value")) }
+func (c *Root) SetMemory(e vugu.DOMEvent)    { c.State.SetMemoryMiB(e.PropString("target", "value")) }
+func (c *Root) SetKnob(name string, e vugu.DOMEvent) {
+	c.State.SetKnob(name, e.PropString("target", "value"))
+}
+func (c *Root) EditQuery(e vugu.DOMEvent) { c.State.SetQuery(e.PropString("target", "value")) }
+func (c *Root) SetTableFormat(i int, e vugu.DOMEvent) {
+	c.State.SetTableFormat(i, e.PropString("target", "value"))
+}
+func (c *Root) SetTableData(i int, e vugu.DOMEvent) {
+	c.State.SetTableData(i, e.PropString("target", "value"))
+}
+
+// EditorKey runs the query on Ctrl+Enter (Cmd+Enter on a Mac), with the text as it is at the key press.
+func (c *Root) EditorKey(e vugu.DOMEvent) {
+	if e.PropString("key") != "Enter" || !(e.PropBool("ctrlKey") || e.PropBool("metaKey")) {
+		return
+	}
+	e.PreventDefault()
+	if v := e.PropString("target", "value"); v != "" {
+		c.State.SetQuery(v)
+	}
+	c.State.StartRun()
+}
+
+// The seed, memory and knob inputs take their value as an attribute, which the browser shows only until the
+// user types: a render during a run then never overwrites a number being typed. They commit on change.
+
+func (c *Root) SeedText() string { return strconv.FormatUint(c.State.Seed, 10) }
+
+func (c *Root) MemoryText() string {
+	if c.State.MemoryBudget == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(float64(c.State.MemoryBudget)/(1<<20), 'f', -1, 64)
+}
+
+func (c *Root) KnobText(name string) string {
+	return strconv.FormatFloat(c.State.Knobs[name], 'f', -1, 64)
+}
+
+func (c *Root) PauseText() string {
+	if c.State.Run != nil && c.State.Run.Paused {
+		return "Resume"
+	}
+	return "Pause"
+}
+
+func (c *Root) NotPaused() bool { return !c.State.Running() || !c.State.Run.Paused }
+
+func (c *Root) PokeText() string {
+	if c.State.Pokes == 0 {
+		return "Poke"
+	}
+	return fmt.Sprintf("Poked %d×", c.State.Pokes)
+}
+
+// queryError is the current run's error when it is about the query text.
+func (c *Root) queryError() *protocol.Error {
+	if r := c.State.Run; r != nil && r.Status == StatusFailed && r.Err != nil {
+		return r.Err
+	}
+	return nil
+}
+
+// ErrorText is the failed run's message, led by its position.
+func (c *Root) ErrorText() string {
+	e := c.queryError()
+	if e == nil {
+		return ""
+	}
+	if e.Line > 0 && !strings.HasPrefix(e.Message, fmt.Sprintf("%d:%d", e.Line, e.Col)) {
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Message)
+	}
+	return e.Message
+}
+
+// HasErrorMark reports whether the error has a position in the editor's text.
+func (c *Root) HasErrorMark() bool {
+	e := c.queryError()
+	return e != nil && e.Line > 0 && c.State.Run.Status == StatusFailed
+}
+
+// ErrorParts cuts the query text around the error's position for the editor's backdrop: before, the
+// marked character (a space at the end of the text or of a line), after.
+func (c *Root) ErrorParts() [3]string {
+	text := c.State.Query
+	if !c.HasErrorMark() {
+		return [3]string{text, "", ""}
+	}
+	off, ok := Offset(text, c.queryError().Line, c.queryError().Col)
+	if !ok {
+		return [3]string{text, "", ""}
+	}
+	if off >= len(text) || text[off] == '\n' {
+		return [3]string{text[:off], " ", text[off:]}
+	}
+	end := off + 1
+	for end < len(text) && text[end]&0xC0 == 0x80 { // keep a UTF-8 sequence whole
+		end++
+	}
+	return [3]string{text[:off], text[off:end], text[end:]}
+}
+
+// Offset turns a 1-based line and byte column into a byte offset in text.
+func Offset(text string, line, col int) (int, bool) {
+	if line < 1 || col < 1 {
+		return 0, false
+	}
+	off := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(text[off:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		off += i + 1
+	}
+	lineEnd := strings.IndexByte(text[off:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(text) - off
+	}
+	if col-1 > lineEnd {
+		return 0, false
+	}
+	return off + col - 1, true
+}
+
+// ShowLive says whether the view and metrics have anything to show: not for a run that failed before it
+// was planned (a query error), where the error says all.
+func (c *Root) ShowLive() bool {
+	r := c.State.Run
+	return r != nil && (r.Status == StatusRunning || r.Explain != "")
+}
+
+// View names the strategy view for the run: the strategy's own, or the generic one.
+func (c *Root) View() string {
+	switch c.State.Run.Strategy {
+	case "hash", "nestedloop":
+		return "hash"
+	case "grace":
+		return "grace"
+	case "salted", "salted-wrong", "salted-incorrect":
+		return "salted"
+	case "sweep", "interval":
+		return "sweep"
+	case "paged", "broadcast", "timewindow", "distinctkeys", "keyset-lt", "keyset-le":
+		return "paged"
+	}
+	return "generic"
+}
+
+func (c *Root) TabSelected(tab string) string { return strconv.FormatBool(c.State.Tab == tab) }
+
+func (c *Root) ExplainText() string {
+	if e := c.State.Run.Explain; e != "" {
+		return e
+	}
+	if c.State.Run.Status == StatusRunning {
+		return "Planning…"
+	}
+	return "No plan: the query did not get that far."
+}
+
+func (c *Root) TraceHeadline() string {
+	t := c.State.Run.Trace
+	s := fmt.Sprintf("%s events", count(t.Events))
+	if t.Dropped > 0 {
+		s += fmt.Sprintf(" (and %s not sent, to keep the page light)", count(t.Dropped))
+	}
+	return s + "; the last few are listed below the tally."
+}
+
+func describe(e trace.Event) string { return Describe(e) }
+
+func nativeHead(n Native) string {
+	if n.Source == "" {
+		return bytesText(n.Bytes)
+	}
+	return fmt.Sprintf("@%s · %s", n.Source, bytesText(n.Bytes))
+}
+
+func strategyLabel(st protocol.Strategy) string {
+	if st.Baseline {
+		return st.Name + " (baseline: shows how a naive plan fails)"
+	}
+	return st.Name
+}
+
+// statsRows is the run's row count: the engine's when done, else the rows received.
+func statsRows(r *Run) int64 {
+	if r.Stats != nil {
+		return r.Stats.RowsOut
+	}
+	return max(r.Trace.Output, int64(r.Rows.Len()))
+}
+
+// count formats n with thousands separators.
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// bytesText formats a byte count.
+func bytesText(n float64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", n/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", n/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", n/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", n)
+}

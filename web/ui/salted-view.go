@@ -1,0 +1,40 @@
+package ui
+
+import "strconv"
+
+// SaltedView draws per-worker load before and after salting, and the measured heavy keys.
+type SaltedView struct {
+	Run *Run
+}
+
+// LoadBar is one worker's columns, heights in SVG units.
+type LoadBar struct {
+	X, W, Before, After float64
+}
+
+// loadHeight is the tallest column's height.
+const loadHeight = 45
+
+func (c *SaltedView) Bars() []LoadBar {
+	before, after, top := c.Run.Trace.Salted.Loads()
+	if len(before) == 0 || top == 0 {
+		return nil
+	}
+	w := 350 / float64(len(before))
+	out := make([]LoadBar, len(before))
+	for i := range before {
+		out[i] = LoadBar{X: 50 + float64(i)*w, W: max(1, w-2), Before: loadHeight * before[i] / top,
+			After: loadHeight * after[i] / top}
+	}
+	return out
+}
+
+func (c *SaltedView) Workers() string {
+	if w := c.Run.Trace.Salted.Workers; w > 0 {
+		return strconv.Itoa(w)
+	}
+	if n := len(c.Bars()); n > 0 {
+		return strconv.Itoa(n)
+	}
+	return "—"
+}

@@ -1,0 +1,388 @@
+// Package ui is the playground's user interface: Vugu components (.vugu files, with their generated
+// *_gen.go) and State, the one place they read. The components hold no state of their own beyond what a
+// render needs; everything a user sets or a run produces lives in State, changed only by its methods.
+//
+// Wiring happens once, in wasm/app: it makes a State with an Env (the Web Worker and the browser's URL),
+// feeds the engine's messages to State.Receive from a goroutine under Vugu's render lock, and asks for a
+// render at most RenderEvery. The package has no syscall/js, so its components are tested natively with
+// Vugu's static renderer.
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/joinlab/joinlab/web/runner/protocol"
+)
+
+// RenderEvery is the shortest time between two renders asked for by streamed results. A Vugu v0.4.0 render
+// rebuilds the whole tree (TOOLCHAIN.md measured 5 ms for 200 rows, and clicks freezing at 60 renders/s), so
+// results are merged into at most ~30 renders a second.
+const RenderEvery = 33 * time.Millisecond
+
+// Env is what State needs from the browser. wasm/app implements it with syscall/js; tests with a fake.
+type Env interface {
+	// Post sends a request to the engine's Web Worker.
+	Post(protocol.Request)
+	// SetFragment replaces the URL's fragment (without '#'), leaving no history entry.
+	SetFragment(string)
+	// CopyText puts text on the clipboard.
+	CopyText(string)
+	// Location is the page's URL without its fragment.
+	Location() string
+}
+
+// Run statuses.
+const (
+	StatusRunning  = "running"
+	StatusDone     = "done"
+	StatusFailed   = "failed"
+	StatusCanceled = "canceled"
+)
+
+// OwnScenario is the picker's entry for the user's own tables.
+const OwnScenario = ""
+
+// Table is one of the user's own tables.
+type Table struct {
+	Name   string
+	Format string // "jsonl" or "csv"
+	Data   string
+}
+
+// State is everything the page shows.
+type State struct {
+	Env Env
+
+	// What the user set; the share link carries these.
+	Query    string
+	Scenario string
+	Knobs    map[string]float64
+	Seed     uint64
+	// MemoryBudget in bytes; 0 is the scenario's or the engine's default.
+	MemoryBudget int64
+	Strategy     string
+	Tables       []Table
+
+	// Loading is true until the engine posts ready; LoadError says why it never will.
+	Loading   bool
+	LoadError string
+	Catalogue protocol.Catalogue
+	// Notice is a message about the page itself, such as a share link that could not be read.
+	Notice string
+
+	Run   *Run
+	runID int
+
+	// Tab is the lower panel shown: "results", "explain" or "trace".
+	Tab string
+	// ScrollTop is the results table's scroll offset in pixels, which picks the rows in the DOM.
+	ScrollTop float64
+	// Copied is shown after the share link went to the clipboard.
+	Copied bool
+	// Pokes counts presses of the view's "mark" button; the browser test presses it mid-run to prove the
+	// page answers while the engine works.
+	Pokes int
+
+	// Dirty is set by Receive: something changed that the next throttled render should show.
+	Dirty bool
+}
+
+// Run is one run's results as they arrive.
+type Run struct {
+	ID      int
+	Status  string
+	Columns []string
+	Rows    RowStore
+	Inputs  map[string]int64
+	Explain string
+	// Strategy is the join strategy, from the trace or, failing that, from the explain text.
+	Strategy string
+	Stats    *protocol.Stats
+	Err      *protocol.Error
+	// Paused is set while the engine holds the run (after the batch it was posting); Step lets one more through.
+	Paused  bool
+	Started time.Time
+	// FirstRow and Finished are wall time since Started; zero until they happen.
+	FirstRow, Finished time.Duration
+	Trace              *TraceView
+}
+
+// NewState returns a State waiting for the engine, with the playground's starting query and tables.
+func NewState(env Env) *State {
+	s := &State{Env: env, Loading: true, Tab: "results", Seed: 1, Knobs: map[string]float64{}}
+	s.Query = defaultOwnQuery
+	s.Tables = defaultTables()
+	return s
+}
+
+const defaultOwnQuery = "@Users | join kind=inner (@Listens) on user_id | project name, song_id"
+
+func defaultTables() []Table {
+	return []Table{
+		{Name: "Users", Format: "jsonl", Data: `{"user_id": 7, "name": "Mickey"}
+{"user_id": 13, "name": "Minnie"}
+{"user_id": 42, "name": "Pluto"}
+{"user_id": 99, "name": "Daffy"}`},
+		{Name: "Listens", Format: "jsonl", Data: `{"user_id": 42, "song_id": 100}
+{"user_id": 7, "song_id": 200}
+{"user_id": 13, "song_id": 100}
+{"user_id": 42, "song_id": 300}
+{"user_id": 7, "song_id": 100}
+{"user_id": 13, "song_id": 200}
+{"user_id": 42, "song_id": 400}
+{"user_id": 99, "song_id": 500}`},
+	}
+}
+
+// Receive applies one message from the engine as the worker posted it.
+func (s *State) Receive(env protocol.Envelope) {
+	var m protocol.Message
+	err := json.Unmarshal([]byte(env.JSON), &m)
+	m.Rows = env.Rows
+	if err != nil {
+		s.Notice = fmt.Sprintf("The engine sent a message the page cannot read: %v", err)
+		s.Dirty = true
+		return
+	}
+	s.Apply(m)
+}
+
+// Apply applies one message from the engine. Messages about a run other than the current one are old news
+// (a canceled run's last batches) and ignored.
+func (s *State) Apply(m protocol.Message) {
+	s.Dirty = true
+	switch m.Type {
+	case protocol.MessageLoadError:
+		s.LoadError = "unknown error"
+		if m.Error != nil {
+			s.LoadError = m.Error.Message
+		}
+		return
+	case protocol.MessageReady, protocol.MessageCatalogue:
+		s.Loading = false
+		if m.Catalogue != nil {
+			s.Catalogue = *m.Catalogue
+		}
+		return
+	}
+	r := s.Run
+	if r == nil || m.ID != r.ID {
+		return
+	}
+	switch m.Type {
+	case protocol.MessageStarted:
+		r.Columns, r.Explain, r.Inputs = m.Columns, m.Explain, m.Inputs
+		if r.Strategy == "" {
+			r.Strategy = strategyFromExplain(m.Explain)
+		}
+		r.Trace.Inputs = m.Inputs
+	case protocol.MessageBatch:
+		if r.Rows.Append(m.Rows) > 0 && r.FirstRow == 0 {
+			r.FirstRow = max(time.Since(r.Started), time.Microsecond)
+		}
+		for _, e := range m.Events {
+			r.Trace.Add(e)
+		}
+		r.Trace.Dropped += m.Dropped
+		if r.Trace.Chosen != "" {
+			r.Strategy = r.Trace.Chosen
+		}
+	case protocol.MessageDone:
+		r.Status, r.Stats = StatusDone, m.Stats
+		r.Finished = time.Since(r.Started)
+		if m.Stats != nil && m.Stats.Strategy != "" {
+			r.Strategy = m.Stats.Strategy
+		}
+	case protocol.MessageError:
+		r.Status, r.Err, r.Stats = StatusFailed, m.Error, m.Stats
+		if m.Error != nil && m.Error.Canceled {
+			r.Status = StatusCanceled
+		}
+		r.Finished = time.Since(r.Started)
+	}
+}
+
+// strategyFromExplain reads the strategy from the physical plan's first join line ("hash join kind=…").
+func strategyFromExplain(explain string) string {
+	_, physical, ok := strings.Cut(explain, "physical plan:")
+	if !ok {
+		return ""
+	}
+	for _, line := range strings.Split(physical, "\n") {
+		f := strings.Fields(line)
+		for i := 1; i < len(f); i++ {
+			if f[i] == "join" && i+1 < len(f) && strings.HasPrefix(f[i+1], "kind=") {
+				return f[i-1]
+			}
+		}
+	}
+	return ""
+}
+
+// Running reports whether a run is under way.
+func (s *State) Running() bool { return s.Run != nil && s.Run.Status == StatusRunning }
+
+// StartRun sends the current settings to the engine as a new run.
+func (s *State) StartRun() {
+	if s.Loading || s.LoadError != "" {
+		return
+	}
+	if s.Running() {
+		s.Env.Post(protocol.Request{Type: protocol.RequestCancel, ID: s.Run.ID})
+	}
+	s.runID++
+	req := &protocol.Run{Query: s.Query, Scenario: s.Scenario, Seed: s.Seed, MemoryBudget: s.MemoryBudget,
+		Strategy: s.Strategy}
+	if s.Scenario == OwnScenario {
+		req.Sources = map[string]protocol.Input{}
+		for _, t := range s.Tables {
+			req.Sources[t.Name] = protocol.Input{Format: t.Format, Data: t.Data}
+		}
+	} else {
+		req.Knobs = map[string]float64{}
+		for k, v := range s.Knobs {
+			req.Knobs[k] = v
+		}
+	}
+	s.Run = &Run{ID: s.runID, Status: StatusRunning, Started: time.Now(), Strategy: s.Strategy,
+		Trace: NewTraceView()}
+	s.ScrollTop = 0
+	s.Env.Post(protocol.Request{Type: protocol.RequestRun, ID: s.runID, Run: req})
+	s.saveFragment()
+}
+
+// TogglePause pauses the current run after its next batch, or resumes it.
+func (s *State) TogglePause() {
+	if !s.Running() {
+		return
+	}
+	s.Run.Paused = !s.Run.Paused
+	typ := protocol.RequestResume
+	if s.Run.Paused {
+		typ = protocol.RequestPause
+	}
+	s.Env.Post(protocol.Request{Type: typ, ID: s.Run.ID})
+}
+
+// Step lets one more batch through the paused run.
+func (s *State) Step() {
+	if s.Running() && s.Run.Paused {
+		s.Env.Post(protocol.Request{Type: protocol.RequestStep, ID: s.Run.ID})
+	}
+}
+
+// CancelRun asks the engine to stop the current run.
+func (s *State) CancelRun() {
+	if s.Running() {
+		s.Env.Post(protocol.Request{Type: protocol.RequestCancel, ID: s.Run.ID})
+	}
+}
+
+// ScenarioInfo returns the catalogue entry of the picked scenario, or nil for the user's own tables.
+func (s *State) ScenarioInfo() *protocol.Scenario {
+	for i := range s.Catalogue.Scenarios {
+		if s.Catalogue.Scenarios[i].Name == s.Scenario {
+			return &s.Catalogue.Scenarios[i]
+		}
+	}
+	return nil
+}
+
+// PickScenario switches to a scenario (OwnScenario for the user's tables): its query, its default knobs.
+func (s *State) PickScenario(name string) {
+	s.Scenario = name
+	s.Knobs = map[string]float64{}
+	if sc := s.ScenarioInfo(); sc != nil {
+		s.Query = sc.Query
+		for _, k := range sc.Knobs {
+			s.Knobs[k.Name] = k.Default
+		}
+	} else {
+		s.Scenario = OwnScenario
+		s.Query = defaultOwnQuery
+	}
+	s.saveFragment()
+}
+
+// SetKnob sets a knob from the text of its input, clamped to its range; text that is no number is ignored.
+func (s *State) SetKnob(name, text string) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil || math.IsNaN(v) {
+		return
+	}
+	if sc := s.ScenarioInfo(); sc != nil {
+		for _, k := range sc.Knobs {
+			if k.Name == name {
+				v = min(max(v, k.Min), k.Max)
+			}
+		}
+	}
+	s.Knobs[name] = v
+	s.saveFragment()
+}
+
+// SetSeed sets the seed from text; text that is no unsigned number is ignored.
+func (s *State) SetSeed(text string) {
+	if v, err := strconv.ParseUint(strings.TrimSpace(text), 10, 64); err == nil {
+		s.Seed = v
+		s.saveFragment()
+	}
+}
+
+// SetMemoryMiB sets the memory budget from a number of MiB; 0 or empty means the default.
+func (s *State) SetMemoryMiB(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		s.MemoryBudget = 0
+		s.saveFragment()
+		return
+	}
+	if v, err := strconv.ParseFloat(text, 64); err == nil && v >= 0 && v < 1<<20 {
+		s.MemoryBudget = int64(v * (1 << 20))
+		s.saveFragment()
+	}
+}
+
+// SetStrategy forces a strategy; "" is the planner's choice.
+func (s *State) SetStrategy(name string) {
+	s.Strategy = name
+	s.saveFragment()
+}
+
+// SetQuery keeps the editor's text.
+func (s *State) SetQuery(text string) {
+	s.Query = text
+	s.saveFragment()
+}
+
+// SetTableFormat sets the format ("jsonl" or "csv") of one of the user's tables.
+func (s *State) SetTableFormat(i int, format string) {
+	if i >= 0 && i < len(s.Tables) && (format == "jsonl" || format == "csv") {
+		s.Tables[i].Format = format
+	}
+}
+
+// SetTableData keeps the text of one of the user's tables.
+func (s *State) SetTableData(i int, data string) {
+	if i >= 0 && i < len(s.Tables) {
+		s.Tables[i].Data = data
+	}
+}
+
+// CopyLink puts the share link on the clipboard.
+func (s *State) CopyLink() {
+	s.Env.CopyText(s.Env.Location() + "#" + s.Fragment())
+	s.Copied = true
+}
+
+func (s *State) saveFragment() {
+	s.Copied = false
+	if s.Env != nil {
+		s.Env.SetFragment(s.Fragment())
+	}
+}
