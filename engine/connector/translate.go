@@ -2,6 +2,7 @@ package connector
 
 import (
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/kql"
 )
 
@@ -34,7 +35,7 @@ func Translate(e kql.Expr, schema column.Schema) (Predicate, bool) {
 			if !isID || !isLit {
 				id, isID = e.R.(*kql.Ident)
 				lit, isLit = e.L.(*kql.Literal)
-				op = mirror(op)
+				op = expr.Mirror(op)
 			}
 			if !isID || !isLit {
 				return nil, false
@@ -86,19 +87,6 @@ func Translate(e kql.Expr, schema column.Schema) (Predicate, bool) {
 	return nil, false
 }
 
-func mirror(op string) string {
-	switch op {
-	case "<":
-		return ">"
-	case "<=":
-		return ">="
-	case ">":
-		return "<"
-	case ">=":
-		return "<="
-	}
-	return op
-}
 
 // columnType is the type of the named column, or Dynamic when the schema has no such column (which refuses
 // the translation, as dynamic columns are refused).

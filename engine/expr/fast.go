@@ -24,14 +24,14 @@ func fastCompare(op string, l, r Expr) Expr {
 		return nil
 	}
 	if flip {
-		op = mirror(op)
+		op = Mirror(op)
 	}
 	nullVsValue, equality := nullComparison(op)
 	return &constCompare{col: col, k: k.V, test: comparisonTest(op), nullVsValue: nullVsValue, equality: equality}
 }
 
-// mirror turns `k op col` into `col op' k`.
-func mirror(op string) string {
+// Mirror is the comparison that holds with the operands swapped: `k op col` is `col Mirror(op) k`.
+func Mirror(op string) string {
 	switch op {
 	case "<":
 		return ">"
