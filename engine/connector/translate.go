@@ -87,7 +87,6 @@ func Translate(e kql.Expr, schema column.Schema) (Predicate, bool) {
 	return nil, false
 }
 
-
 // columnType is the type of the named column, or Dynamic when the schema has no such column (which refuses
 // the translation, as dynamic columns are refused).
 func columnType(schema column.Schema, name string) column.Type {

@@ -30,6 +30,10 @@ type Sort struct {
 	out  *column.Batch
 	pos  int
 	held int64
+	// cut holds, once a top has compacted to a full Limit rows, the key values of its last kept row: a later
+	// row that does not sort strictly before it can never enter the top (on a tie the earlier row wins), so
+	// it is dropped on arrival without being copied.
+	cut []*column.Vector
 }
 
 // NewSort sorts in by keys; limit >= 0 keeps only that many rows (top N).
@@ -62,6 +66,11 @@ const outBatchRows = source.BatchRows
 func (s *Sort) load(ctx context.Context) error {
 	t := column.NewTable(s.in.Schema())
 	err := Drain(ctx, s.in, func(b *column.Batch) error {
+		if s.cut != nil {
+			if b = s.beforeCut(b); b.N == 0 {
+				return nil
+			}
+		}
 		n := b.Bytes()
 		if err := s.budget.Grow("sort", n); err != nil {
 			return err
@@ -90,6 +99,13 @@ var topCompactRows = 8192 // a variable so tests can force compactions on small 
 // the stable sort still keeps equal rows in input order.
 func (s *Sort) compact(t *column.Table) *column.Table {
 	kept := s.sorted(t.Batch())
+	if s.limit > 0 && int64(kept.N) == s.limit {
+		last := kept.Slice(kept.N-1, kept.N)
+		s.cut = make([]*column.Vector, len(s.keys))
+		for i, k := range s.keys {
+			s.cut[i] = k.Expr.Eval(last)
+		}
+	}
 	out := column.NewTable(t.Schema)
 	out.Append(kept)
 	n := kept.Bytes()
@@ -117,15 +133,38 @@ func (s *Sort) sorted(all *column.Batch) *column.Batch {
 	return all.Gather(idx)
 }
 
-func (s *Sort) less(keys []*column.Vector, a, b int) bool {
+// beforeCut keeps the rows of b that sort strictly before the cut row.
+func (s *Sort) beforeCut(b *column.Batch) *column.Batch {
+	keys := make([]*column.Vector, len(s.keys))
 	for i, k := range s.keys {
-		c := compareRows(keys[i], a, b, k.NullsFirst)
+		keys[i] = k.Expr.Eval(b)
+	}
+	var idx []int32
+	for r := 0; r < b.N; r++ {
+		if s.lessAcross(keys, r, s.cut, 0) {
+			idx = append(idx, int32(r))
+		}
+	}
+	if len(idx) == b.N {
+		return b
+	}
+	return b.Gather(idx)
+}
+
+func (s *Sort) less(keys []*column.Vector, a, b int) bool {
+	return s.lessAcross(keys, a, keys, b)
+}
+
+// lessAcross reports whether row a of the key vectors ka sorts before row b of kb.
+func (s *Sort) lessAcross(ka []*column.Vector, a int, kb []*column.Vector, b int) bool {
+	for i, k := range s.keys {
+		c := compareAcross(ka[i], a, kb[i], b, k.NullsFirst)
 		if c == 0 {
 			continue
 		}
 		if !k.Asc {
 			// Descending reverses the values but not where nulls go.
-			if keys[i].IsNull(a) || keys[i].IsNull(b) {
+			if ka[i].IsNull(a) || kb[i].IsNull(b) {
 				return c < 0
 			}
 			return c > 0
@@ -137,7 +176,12 @@ func (s *Sort) less(keys []*column.Vector, a, b int) bool {
 
 // compareRows orders rows a and b of v ascending, with nulls first or last.
 func compareRows(v *column.Vector, a, b int, nullsFirst bool) int {
-	na, nb := v.IsNull(a), v.IsNull(b)
+	return compareAcross(v, a, v, b, nullsFirst)
+}
+
+// compareAcross orders row a of v and row b of w ascending, with nulls first or last.
+func compareAcross(v *column.Vector, a int, w *column.Vector, b int, nullsFirst bool) int {
+	na, nb := v.IsNull(a), w.IsNull(b)
 	switch {
 	case na && nb:
 		return 0
@@ -152,6 +196,6 @@ func compareRows(v *column.Vector, a, b int, nullsFirst bool) int {
 		}
 		return -1
 	}
-	c, _ := expr.Compare(v.Value(a), v.Value(b))
+	c, _ := expr.Compare(v.Value(a), w.Value(b))
 	return c
 }

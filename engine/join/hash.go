@@ -59,6 +59,8 @@ type Hash struct {
 	end        int // next build row to consider in the unmatched phase
 	// maxOut bounds the rows of one output batch (outRows; tests shrink it to force chains to be cut).
 	maxOut int
+	// agg, when set, folds the output rows into aggregates instead of emitting them (hash_aggregate.go).
+	agg *pairAggregator
 }
 
 type hashState int
@@ -138,6 +140,9 @@ func (h *Hash) buildTable(ctx context.Context) error {
 		return err
 	}
 	n := h.table.N
+	if n > maxBuildRows {
+		return fmt.Errorf("hash join: %d build rows, more than the %d a hash table indexes", n, maxBuildRows)
+	}
 	bk, _ := h.buildKeys()
 	keys := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)
 	h.next = make([]int32, n)
@@ -197,7 +202,8 @@ func (h *Hash) buildTable(ctx context.Context) error {
 	return nil
 }
 
-// Marks in heads for probe rows that have no chain head.
+// Marks in heads for probe rows that have no chain head. A head found is a build row, with chainMore set when
+// its chain has more rows (see hashtable.go).
 const (
 	noMatch = -1 // a null key, or a key the build side lacks
 	dropped = -2 // innerunique: a left row whose key an earlier left row had
@@ -214,7 +220,7 @@ func (h *Hash) lookupBatch() {
 	if h.ints != nil && !dedupe {
 		k := h.pkeys[0]
 		for _, x := range k.Ints[:n] {
-			h.heads = append(h.heads, h.ints.lookup(x))
+			h.heads = append(h.heads, h.ints.find(x))
 		}
 		if k.HasNulls() {
 			for i := 0; i < n; i++ {
@@ -237,7 +243,7 @@ func (h *Hash) lookupBatch() {
 				continue
 			}
 			h.seenInts[k] = struct{}{}
-			h.heads = append(h.heads, h.ints.lookup(k))
+			h.heads = append(h.heads, h.ints.find(k))
 			continue
 		}
 		var s string
@@ -249,7 +255,7 @@ func (h *Hash) lookupBatch() {
 			}
 			h.seenStrs[s] = struct{}{}
 		}
-		h.heads = append(h.heads, h.strs.lookup(s))
+		h.heads = append(h.heads, h.strs.find(s))
 	}
 }
 
@@ -276,6 +282,13 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 			h.pb, h.prow, h.chain = b, 0, -1
 			h.pkeys = keyColumns(b, pk, h.spec.KeyTypes)
 			h.lookupBatch()
+			if h.agg != nil && h.agg.byChain {
+				if err := h.agg.probeChains(h); err != nil {
+					return nil, err
+				}
+				h.prow = h.pb.N
+				continue
+			}
 		}
 		for ; h.prow < h.pb.N; h.prow++ {
 			i := int32(h.prow)
@@ -306,10 +319,8 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 				}
 			case h.bs.semi || h.bs.anti:
 				// A chain is marked whole, so a marked head means the whole chain is.
-				if head >= 0 && !h.matched[head] {
-					for r := head; r >= 0; r = h.next[r] {
-						h.matched[r] = true
-					}
+				if head >= 0 && !h.matched[head&^chainMore] {
+					h.markChain(head)
 				}
 			default: // pairs
 				if head < 0 {
@@ -318,7 +329,14 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 					}
 					break
 				}
-				for r := head; r >= 0; r = h.next[r] {
+				if head&chainMore == 0 { // a single-row chain: next[] is not read
+					if h.matched != nil {
+						h.matched[head] = true
+					}
+					pidx, bidx = append(pidx, i), append(bidx, head)
+					break
+				}
+				for r := head &^ chainMore; r >= 0; r = h.next[r] {
 					if h.matched != nil {
 						h.matched[r] = true
 					}
@@ -334,6 +352,18 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 				return h.assemble(h.pb, pidx, bidx), nil
 			}
 		}
+	}
+}
+
+// markChain marks every row of the chain head starts (chainMore may be set).
+func (h *Hash) markChain(head int32) {
+	r := head &^ chainMore
+	if head&chainMore == 0 {
+		h.matched[r] = true
+		return
+	}
+	for ; r >= 0; r = h.next[r] {
+		h.matched[r] = true
 	}
 }
 
@@ -359,6 +389,10 @@ func (h *Hash) endRows() *column.Batch {
 // With pb nil, the probe side's columns are all null.
 func (h *Hash) assemble(pb *column.Batch, pidx, bidx []int32) *column.Batch {
 	n := len(bidx)
+	if h.agg != nil { // aggregate mode: fold the rows in instead of copying them out (see hash_aggregate.go)
+		h.agg.addRows(h, pb, pidx, bidx)
+		return aggregatedBatch
+	}
 	cols := make([]*column.Vector, len(h.spec.Schema))
 	place := func(out []int, fromProbe bool) {
 		for c, o := range out {

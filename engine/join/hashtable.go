@@ -3,6 +3,15 @@ package join
 // The hash tables map a key to the first build row holding it; next[row] links each row to the following row
 // with the same key (-1 ends a chain). Rows are inserted from last to first, pushing each onto the front of its
 // chain, so a chain lists its rows in build order and the join's output keeps that order within a key.
+//
+// A lookup returns the head row with chainMore set when the chain has more than one row, so a probe of a unique
+// key — the common case — never reads next[], a second random memory access per match.
+
+// chainMore marks a looked-up head whose chain continues in next[]. Build rows stay below it (maxBuildRows).
+const chainMore = 1 << 30
+
+// maxBuildRows bounds the rows a hash table indexes, so a row number never reaches the chainMore bit.
+const maxBuildRows = chainMore - 1
 
 // intTable is an open-addressing table of int64 keys with linear probing, kept at most half full so a probe
 // touches about 1.5 slots. A slot holds its key and chain head side by side, so a lookup costs one cache miss;
@@ -16,6 +25,7 @@ type intTable struct {
 type intSlot struct {
 	key  int64
 	head int32 // row+1 of the chain's head; 0 marks an empty slot
+	more int32 // chainMore when the chain has more than one row, else 0 (fills the slot's padding)
 }
 
 // intTableBytes is the memory newIntTable(n) takes.
@@ -64,7 +74,7 @@ func (t *intTable) pushFront(k int64, row int32, next []int32, unique bool) bool
 				return false
 			}
 			next[row] = e.head - 1
-			e.head = row + 1
+			e.head, e.more = row+1, chainMore
 			return true
 		}
 	}
@@ -72,18 +82,27 @@ func (t *intTable) pushFront(k int64, row int32, next []int32, unique bool) bool
 
 // lookup returns the head row of k's chain, or -1.
 func (t *intTable) lookup(k int64) int32 {
+	if h := t.find(k); h >= 0 {
+		return h &^ chainMore
+	}
+	return -1
+}
+
+// find returns the head row of k's chain, with chainMore set when the chain has more rows, or -1.
+func (t *intTable) find(k int64) int32 {
 	for s := t.slot(k); ; s = (s + 1) & t.mask {
-		e := t.slots[s]
+		e := &t.slots[s]
 		switch {
 		case e.head == 0:
 			return -1
 		case e.key == k:
-			return e.head - 1
+			return (e.head - 1) | e.more
 		}
 	}
 }
 
-// strTable is the same for string keys (one string column, or the encoding of several keys), on a Go map.
+// strTable is the same for string keys (one string column, or the encoding of several keys), on a Go map. A
+// value is the head row, with chainMore set when the chain has more rows.
 type strTable map[string]int32
 
 func (t strTable) pushFront(k string, row int32, next []int32, unique bool) bool {
@@ -91,15 +110,24 @@ func (t strTable) pushFront(k string, row int32, next []int32, unique bool) bool
 		if unique {
 			return false
 		}
-		next[row] = h
-	} else {
-		next[row] = -1
+		next[row] = h &^ chainMore
+		t[k] = row | chainMore
+		return true
 	}
+	next[row] = -1
 	t[k] = row
 	return true
 }
 
 func (t strTable) lookup(k string) int32 {
+	if h, ok := t[k]; ok {
+		return h &^ chainMore
+	}
+	return -1
+}
+
+// find is lookup with chainMore kept.
+func (t strTable) find(k string) int32 {
 	if h, ok := t[k]; ok {
 		return h
 	}

@@ -40,7 +40,8 @@ func Build(q *kql.Query, sources map[string]source.Source, opts Options) (*Plan,
 		return nil, err
 	}
 	root = pushdown(root)
-	root = pagedRewrite(root) // paged joins take the sort and take above them (paged_rewrite.go)
+	root = pagedRewrite(root)   // paged joins take the sort and take above them (paged_rewrite.go)
+	root = aggregateJoins(root) // summarize count()/sum() folded into the hash join below it (joinagg.go)
 	p := &Plan{root: root}
 	live := make([]bool, len(root.Schema()))
 	for i, f := range root.Schema() {
