@@ -59,3 +59,35 @@ start().catch((err) => {
   loadingText.textContent = `The playground could not load: ${err && err.message ? err.message : err}`;
   loadingText.dataset.kind = "bad";
 });
+
+// Your own data from disk: a file chosen in a table's file input is read here, in the page (never uploaded),
+// and handed to the UI as if typed: the text goes into the table's textarea with an input event, and a .csv
+// name sets the format picker with a change event, so the Go UI's handlers see exactly what typing would give.
+document.addEventListener("change", async (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || input.type !== "file" || !input.dataset.table) return;
+  const file = input.files && input.files[0];
+  if (!file) return;
+  const table = input.dataset.table;
+  const area = document.getElementById("source-" + table);
+  const format = document.getElementById("format-" + table);
+  if (!area) return;
+  let text;
+  try {
+    text = await file.text();
+  } catch (err) {
+    console.warn(`joinlab: could not read ${file.name}: ${err}`);
+    return;
+  }
+  if (format) {
+    const csv = /\.csv$/i.test(file.name) || file.type === "text/csv";
+    const wanted = csv ? "csv" : "jsonl";
+    if (format.value !== wanted) {
+      format.value = wanted;
+      format.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  }
+  area.value = text;
+  area.dispatchEvent(new Event("input", { bubbles: true }));
+  input.value = ""; // choosing the same file again reloads it
+});

@@ -656,7 +656,7 @@ func (p *Paged) sizeNext() (int, string) {
 		first = firstPageRows
 	}
 	if p.cfg.FixedPage {
-		return max(1, min(first, capRows)), "fixed page size (test knob)"
+		return max(1, min(first, capRows)), "fixed page size (hint.page_rows)"
 	}
 	st := p.lastRate
 	if st.thinRows == 0 {

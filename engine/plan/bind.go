@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -558,6 +559,13 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 		for _, p := range op.Params {
 			if p.Name == "hint.strategy" {
 				pos = p.Pos
+			}
+		}
+		if pe := (*ParamError)(nil); errors.As(err, &pe) { // a bad setting: point at it
+			for _, p := range op.Params {
+				if p.Name == pe.Name {
+					pos = p.Pos
+				}
 			}
 		}
 		return nil, kql.Errorf(pos, "%v", err)

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/connector"
@@ -45,6 +46,7 @@ func registerPaged(name Strategy, baseline bool, label string, open pagedOperato
 	def := StrategyDef{
 		Name:     name,
 		Baseline: baseline,
+		Params:   []string{pagedParamPageRows},
 		Check:    func(jp *JoinPlan) error { return checkPaged(jp, name) },
 		Open: func(jp *JoinPlan, _, _ exec.Operator, env *exec.Env) (exec.Operator, error) {
 			return openPaged(jp, name, join.PagedConfig{Limit: -1, PagedLeft: pagedLeft(jp)}, env)
@@ -85,6 +87,44 @@ func init() {
 		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
 			return join.NewKeysetCursor(spec, l, r, cfg, env, true)
 		}, always)
+}
+
+// pagedParamPageRows is the join parameter that fixes the page size of the paged family: hint.page_rows=N
+// makes every thin page of the paged join exactly N rows (no adaptive sizing), and every page of the
+// distinctkeys and keyset baselines N rows (distinct keys for distinctkeys). broadcast and timewindow have no
+// pages: they accept it and are unchanged. It exists for teaching (page size 1 shows the document's traps row by
+// row) and for measuring a fixed page size against the adaptive one; the result never depends on it, only the
+// requests do (and, for the baselines, how wrong they are).
+const pagedParamPageRows = "hint.page_rows"
+
+// pagedMaxPageRows bounds hint.page_rows when the paged connector publishes no row cap: a page is held in
+// memory whole, so a million rows (hundreds of MB at full width) is already past any sensible budget.
+const pagedMaxPageRows = 1_000_000
+
+// pagedPageRows reads hint.page_rows: 0 when it is not set. A page must be at least one row and fit one
+// response of the paged side's connector — for the paged join one row less than its row cap, since each thin
+// request asks one row past the page to see whether the edge cuts a tie group.
+func pagedPageRows(jp *JoinPlan, name Strategy) (int, error) {
+	v, ok := jp.Params[pagedParamPageRows]
+	if !ok {
+		return 0, nil
+	}
+	most := pagedMaxPageRows
+	why := "the paged family's bound"
+	if cs, ok := sideSource(pagedSideNode(jp)); ok {
+		if caps := cs.src.Connector().Caps(); caps.MaxRows > 0 {
+			most, why = caps.MaxRows, fmt.Sprintf("@%s's %d rows per response", cs.src.Name(), caps.MaxRows)
+			if name == StrategyPaged {
+				most, why = max(1, caps.MaxRows-1), why+" less the one row each thin page asks past its edge"
+			}
+		}
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > most {
+		return 0, &ParamError{Name: pagedParamPageRows, Err: fmt.Errorf("%s=%s: want a whole number of rows in 1…%d (%s)",
+			pagedParamPageRows, v, most, why)}
+	}
+	return n, nil
 }
 
 // connectorSide is a join side that is a table behind a connector, with the conditions over it (pushed, or to
@@ -179,7 +219,8 @@ func checkPaged(jp *JoinPlan, name Strategy) error {
 	left := pagedLeft(jp)
 	for _, k := range join.PagedKinds(left) {
 		if k == jp.Spec.Kind {
-			return nil
+			_, err := pagedPageRows(jp, name)
+			return err
 		}
 	}
 	side := "right"
@@ -242,6 +283,13 @@ func openPaged(jp *JoinPlan, name Strategy, cfg join.PagedConfig, env *exec.Env)
 	if err != nil {
 		return nil, err
 	}
+	rows, err := pagedPageRows(jp, name)
+	if err != nil {
+		return nil, err
+	}
+	if rows > 0 {
+		cfg.FirstPage, cfg.FixedPage = rows, name == StrategyPaged
+	}
 	cfg.Op = string(name)
 	env.Details.Set(join.DetailPagedStrategy, string(name))
 	return pagedFamily[name].open(jp.Spec, l, r, cfg, env)
@@ -252,5 +300,9 @@ func explainPaged(jp *JoinPlan, label string) string {
 	if pagedLeft(jp) {
 		side = "left"
 	}
-	return label + ", paging the " + side + " side"
+	out := label + ", paging the " + side + " side"
+	if v, ok := jp.Params[pagedParamPageRows]; ok {
+		out += ", pages of " + v + " rows (" + pagedParamPageRows + ")"
+	}
+	return out
 }

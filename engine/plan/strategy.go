@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -91,6 +92,16 @@ type StrategyDef struct {
 	Params []string
 }
 
+// ParamError is a strategy's refusal of one of its declared parameters (a value out of range): the binder
+// positions it at that parameter, and an unforced join reports it instead of quietly choosing another strategy.
+type ParamError struct {
+	Name string
+	Err  error
+}
+
+func (e *ParamError) Error() string { return e.Err.Error() }
+func (e *ParamError) Unwrap() error { return e.Err }
+
 var strategies = map[Strategy]StrategyDef{}
 
 // Register adds a strategy. It panics on a duplicate name: registration happens in init functions, so that
@@ -159,6 +170,9 @@ func chooseStrategy(jp *JoinPlan, forced string) (StrategyDef, string, error) {
 		jp.Forced = true
 		if d.Check != nil {
 			if err := d.Check(jp); err != nil {
+				if pe := (*ParamError)(nil); errors.As(err, &pe) {
+					return StrategyDef{}, "", err
+				}
 				return StrategyDef{}, "", fmt.Errorf("hint.strategy=%s cannot run this join: %w", d.Name, err)
 			}
 		}
@@ -177,8 +191,14 @@ func chooseStrategy(jp *JoinPlan, forced string) (StrategyDef, string, error) {
 		return defs[i].Name < defs[j].Name
 	})
 	for _, d := range defs {
-		if d.Check != nil && d.Check(jp) != nil {
-			continue
+		if d.Check != nil {
+			if err := d.Check(jp); err != nil {
+				var pe *ParamError
+				if errors.As(err, &pe) {
+					return StrategyDef{}, "", err
+				}
+				continue
+			}
 		}
 		if ok, why := d.Choose(jp); ok {
 			return d, why, nil

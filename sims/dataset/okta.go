@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
@@ -50,6 +53,9 @@ type OktaLogs struct {
 	tickNs        int64
 	endNs         int64
 	generated     atomic.Int64
+	hotOnce       sync.Once
+	hotLogins     []string
+	hotRank       []int32
 }
 
 // NewOktaLogs makes the table.
@@ -95,20 +101,38 @@ func (t *OktaLogs) Info() connector.TableInfo {
 	return connector.TableInfo{Name: "OktaSystemLogs", Schema: OktaSchema, Rows: t.p.Rows, Key: OktaKey}
 }
 
-// tick is position pos's timestamp tick (published = End - tick·tickNs); non-decreasing in pos.
-func (t *OktaLogs) tick(pos int64) int64 {
-	k, j := pos/blockRows, pos%blockRows
-	T := t.ticksPerBlock
-	h := mix(t.p.Seed ^ uint64(k)*0x9e3779b97f4a7c15)
-	var off int64
-	if unit(h) < t.p.BurstFraction {
-		off = int64(mix(h) % uint64(T))
-	} else {
-		e := math.Exp(math.Log(1.0/3) + unit(mix(h))*math.Log(9)) // warp exponent in [1/3, 3]
-		off = min(T-1, int64(float64(T)*math.Pow(float64(j)/blockRows, e)))
-	}
-	return k*T + off
+// blockShape is how one block lays its timestamps out: a burst puts the whole block on one tick (off); otherwise
+// position j of the block sits at tick offset min(T-1, floor(T·(j/blockRows)^e)), a warp that makes some tie
+// groups long and others single rows. It is computed once per block, so walking a block costs one pow per
+// position and no hash, exp or log.
+type blockShape struct {
+	k     int64
+	burst bool
+	off   int64   // the burst's tick offset
+	e     float64 // the warp exponent, in [1/3, 3]
 }
+
+func (t *OktaLogs) shape(k int64) blockShape {
+	h := mix(t.p.Seed ^ uint64(k)*0x9e3779b97f4a7c15)
+	if unit(h) < t.p.BurstFraction {
+		return blockShape{k: k, burst: true, off: int64(mix(h) % uint64(t.ticksPerBlock))}
+	}
+	e := math.Exp(math.Log(1.0/3) + unit(mix(h))*math.Log(9)) // warp exponent in [1/3, 3]
+	return blockShape{k: k, e: e}
+}
+
+// tickIn is the tick of position pos, which lies in block s.k.
+func (t *OktaLogs) tickIn(s blockShape, pos int64) int64 {
+	T := t.ticksPerBlock
+	if s.burst {
+		return s.k*T + s.off
+	}
+	j := pos % blockRows
+	return s.k*T + min(T-1, int64(float64(T)*math.Pow(float64(j)/blockRows, s.e)))
+}
+
+// tick is position pos's timestamp tick (published = End - tick·tickNs); non-decreasing in pos.
+func (t *OktaLogs) tick(pos int64) int64 { return t.tickIn(t.shape(pos/blockRows), pos) }
 
 func (t *OktaLogs) published(pos int64) int64 { return t.endNs - t.tick(pos)*t.tickNs }
 
@@ -139,6 +163,31 @@ type group struct {
 	tick   int64
 	users  []int
 	logins []string // Login(users[i]), sorted
+	head   [24]byte // the uuid's first four fields and dashes, a function of the tick alone
+}
+
+// sortByLogin orders a group's actors by login: insertion sort for the usual handful, sort.Sort beyond. Two hot
+// users compare by rank, others by string. Equal logins are the same user, so any correct sort leaves the same
+// rows.
+func (gg *groupGen) sortByLogin(g *group) {
+	const insertionMax = 12
+	if len(g.users) > insertionMax {
+		sort.Sort(byLogin{g})
+		return
+	}
+	less := func(a, b int) bool {
+		ua, ub := g.users[a], g.users[b]
+		if ua < len(gg.rank) && ub < len(gg.rank) {
+			return gg.rank[ua] < gg.rank[ub]
+		}
+		return g.logins[a] < g.logins[b]
+	}
+	for i := 1; i < len(g.users); i++ {
+		for j := i; j > 0 && less(j, j-1); j-- {
+			g.users[j], g.users[j-1] = g.users[j-1], g.users[j]
+			g.logins[j], g.logins[j-1] = g.logins[j-1], g.logins[j]
+		}
+	}
 }
 
 type byLogin struct{ g *group }
@@ -150,24 +199,181 @@ func (b byLogin) Swap(i, j int) {
 	b.g.logins[i], b.g.logins[j] = b.g.logins[j], b.g.logins[i]
 }
 
-// groupAt returns the tie group holding pos. Cost O(log blockRows + size·log size).
-func (t *OktaLogs) groupAt(pos int64) *group {
-	tk := t.tick(pos)
-	k := pos / blockRows
-	blo, bhi := k*blockRows, min((k+1)*blockRows, t.p.Rows)
-	g := &group{tick: tk}
-	g.lo = search(blo, bhi, func(p int64) bool { return t.tick(p) >= tk })
-	g.hi = search(blo, bhi, func(p int64) bool { return t.tick(p) > tk })
-	rng := rand.New(rand.NewPCG(t.p.Seed, uint64(tk)))
-	z := newZipf(rng, t.p.Skew, t.p.Users)
-	g.users = make([]int, g.hi-g.lo)
-	g.logins = make([]string, len(g.users))
-	for i := range g.users {
-		g.users[i] = int(z.Uint64())
-		g.logins[i] = Login(g.users[i])
+// groupGen makes tie groups. A group's actors are Zipf draws from a PCG seeded by (table seed, tick); the
+// Zipf's constants depend only on the table, so one Zipf over one PCG, reseeded per group, draws exactly what a
+// fresh generator per group would, without its construction (a few exp/log and two allocations, ~2,500
+// times per 10,000-row page). The group it returns is its own buffer, valid until the next call. Not safe for
+// concurrent use: each request makes its own.
+type groupGen struct {
+	t     *OktaLogs
+	pcg   *rand.PCG
+	zipf  *rand.Zipf
+	shape blockShape
+	hot   []string // the table's hot logins
+	rank  []int32  // their ranks in login order
+	g     group
+	have  bool // g holds a group
+	// nextPos is the position where the last walk stopped, the first of the next group, and nextTick its
+	// tick (nextPos -1: none known).
+	nextPos, nextTick int64
+}
+
+// hotLogins is how many logins a table builds once and shares (read-only) with every request, with each one's
+// rank in login order: Zipf activity puts most rows on the lowest-numbered users (at skew 1.2 over 200,000
+// users, ~94% of draws fall on the first 16,384), so most rows take a ready login instead of building one, and
+// sorting a tie group compares ranks instead of strings. ~900 KiB per table, built on first use.
+const hotLogins = 16384
+
+func (t *OktaLogs) newGroupGen() *groupGen {
+	pcg := rand.NewPCG(0, 0)
+	hot, rank := t.hot()
+	return &groupGen{t: t, pcg: pcg, hot: hot, rank: rank, zipf: newZipf(rand.New(pcg), t.p.Skew, t.p.Users), shape: blockShape{k: -1}, nextPos: -1}
+}
+
+// groupAt returns the tie group holding pos (a fresh generator; requests use groupGen.at).
+func (t *OktaLogs) groupAt(pos int64) *group { return t.newGroupGen().at(pos) }
+
+func (gg *groupGen) login(u int) string {
+	if u < len(gg.hot) {
+		return gg.hot[u]
 	}
-	sort.Sort(byLogin{g})
+	return Login(u)
+}
+
+// hot returns the table's shared logins of users [0, hotLogins) and their ranks in login order.
+func (t *OktaLogs) hot() ([]string, []int32) {
+	t.hotOnce.Do(func() {
+		n := min(hotLogins, t.p.Users)
+		t.hotLogins = make([]string, n)
+		byName := make([]int32, n)
+		for u := range t.hotLogins {
+			t.hotLogins[u] = Login(u)
+			byName[u] = int32(u)
+		}
+		sort.Slice(byName, func(i, j int) bool { return t.hotLogins[byName[i]] < t.hotLogins[byName[j]] })
+		t.hotRank = make([]int32, n)
+		for r, u := range byName {
+			t.hotRank[u] = int32(r)
+		}
+	})
+	return t.hotLogins, t.hotRank
+}
+
+// at returns the tie group holding pos. The group's edges are found by walking out from pos inside its block
+// (ticks are non-decreasing, and a group never leaves its block), so the cost is O(size·log size): one tick
+// per member, one Zipf draw per member, one sort.
+func (gg *groupGen) at(pos int64) *group {
+	g := &gg.g
+	if gg.have && pos >= g.lo && pos < g.hi {
+		return g
+	}
+	t := gg.t
+	k := pos / blockRows
+	if gg.shape.k != k {
+		gg.shape = t.shape(k)
+	}
+	s := gg.shape
+	blo, bhi := k*blockRows, min((k+1)*blockRows, t.p.Rows)
+	// Walking forward group after group, the previous group's walk already evaluated this position's tick
+	// (it is where that walk stopped) and showed the position before it to be in another group.
+	next := gg.have && pos == g.hi && gg.nextPos == pos
+	var tk int64
+	if next {
+		tk = gg.nextTick
+	} else {
+		tk = t.tickIn(s, pos)
+	}
+	g.tick, g.lo, g.hi = tk, blo, bhi
+	gg.nextPos = -1
+	if !s.burst {
+		g.lo, g.hi = pos, pos+1
+		for !next && g.lo > blo && t.tickIn(s, g.lo-1) == tk {
+			g.lo--
+		}
+		g.hi = gg.groupEnd(s, pos, bhi, tk)
+	}
+	t.uuidHead(&g.head, tk)
+	gg.pcg.Seed(t.p.Seed, uint64(tk))
+	n := int(g.hi - g.lo)
+	g.users, g.logins = slices.Grow(g.users[:0], n)[:n], slices.Grow(g.logins[:0], n)[:n]
+	for i := range g.users {
+		g.users[i] = int(gg.zipf.Uint64())
+		g.logins[i] = gg.login(g.users[i])
+	}
+	gg.sortByLogin(g)
+	gg.have = true
 	return g
+}
+
+// groupEnd is the first position after pos (whose tick is tk) in [pos+1, bhi) with another tick, or bhi.
+// An exponential search then a binary one: O(log size) ticks for a group, where a walk would cost one per row
+// (warped blocks hold groups of hundreds of rows). It records the tick it saw at the end for the next group.
+func (gg *groupGen) groupEnd(s blockShape, pos, bhi, tk int64) int64 {
+	t := gg.t
+	if c, ok := gg.predictEnd(s, pos, bhi, tk); ok {
+		return c
+	}
+	inside := pos // the last position known to have tick tk
+	end := bhi    // the first position known to have another tick (or bhi)
+	gg.nextPos = -1
+	for step := int64(1); ; step *= 2 {
+		p := pos + step
+		if p >= bhi {
+			break
+		}
+		if x := t.tickIn(s, p); x != tk {
+			end, gg.nextPos, gg.nextTick = p, p, x
+			break
+		}
+		inside = p
+	}
+	for lo := inside + 1; lo < end; {
+		mid := lo + (end-lo)/2
+		if x := t.tickIn(s, mid); x != tk {
+			end, gg.nextPos, gg.nextTick = mid, mid, x
+		} else {
+			lo = mid + 1
+		}
+	}
+	return end
+}
+
+// predictMargin is the relative distance from the warp's boundary beyond which float rounding cannot move a
+// row to the other side of it.
+const predictMargin = 1e-9
+
+// predictEnd inverts the warp: offset o covers the positions j with T·(j/blockRows)^e < o+1, so the group
+// ends near blockRows·((o+1)/T)^(1/e). Floating point may put that a row off, so the guess is kept only when
+// the exact ticks on both sides of it agree (two evaluations instead of a search's ~2·log size); otherwise
+// groupEnd searches.
+func (gg *groupGen) predictEnd(s blockShape, pos, bhi, tk int64) (int64, bool) {
+	t := gg.t
+	T := t.ticksPerBlock
+	if s.burst {
+		return 0, false
+	}
+	o := tk - s.k*T
+	if o >= T-1 { // the capped last offset runs to the block's end
+		return bhi, true
+	}
+	x := blockRows * math.Pow(float64(o+1)/float64(T), 1/s.e)
+	j := int64(math.Ceil(x))
+	c := s.k*blockRows + j
+	// Row c-1 is in the group for certain when it sits clearly below the boundary: a relative margin of 1e-9 on
+	// j is ≥ 3e-10 on T·(j/blockRows)^e (e ≥ 1/3), a million times the few ulps pow and the products can err
+	// by. Only a row that close to the boundary costs an exact check.
+	if c <= pos || c > bhi || (c-1 > pos && float64(j-1) > x*(1-predictMargin) && t.tickIn(s, c-1) != tk) {
+		return 0, false
+	}
+	if c == bhi {
+		return c, true
+	}
+	next := t.tickIn(s, c)
+	if next == tk {
+		return 0, false
+	}
+	gg.nextPos, gg.nextTick = c, next
+	return c, true
 }
 
 // seek returns the first position whose key is on the kept side of the keyset's lower bound (for After and
@@ -218,10 +424,47 @@ func (t *OktaLogs) keyValue(g *group, pos int64, k int) column.Value {
 }
 
 // uuid is a row's id: its first fields hash the timestamp, its last is the position, so ids of one tie group
-// sort in position order.
+// sort in position order. The same text as fmt's "%08x-%04x-4%03x-%04x-%012x", written by hand: this is the
+// generator's hottest string, and a group writes the fields before the position once (uuidHead).
 func (t *OktaLogs) uuid(tick, pos int64) string {
+	var head [24]byte
+	t.uuidHead(&head, tick)
+	return uuidAt(&head, pos)
+}
+
+func (t *OktaLogs) uuidHead(b *[24]byte, tick int64) {
 	h := mix(t.p.Seed ^ uint64(tick)*0xd1b54a32d192ed03)
-	return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", uint32(h), (h>>32)&0xffff, (h>>48)&0xfff, 0x8000|((h>>20)&0x3fff), pos)
+	putHex(b[0:8], uint64(uint32(h)))
+	b[8] = '-'
+	putHex(b[9:13], (h>>32)&0xffff)
+	b[13], b[14] = '-', '4'
+	putHex(b[15:18], (h>>48)&0xfff)
+	b[18] = '-'
+	putHex(b[19:23], 0x8000|((h>>20)&0x3fff))
+	b[23] = '-'
+}
+
+// uuidAt appends position pos to a head as 12 hex digits (more for a position of 2^48 or beyond, as %012x does).
+func uuidAt(head *[24]byte, pos int64) string {
+	if pos >= 0 && pos < 1<<48 {
+		var b [uuidLen]byte
+		copy(b[:24], head[:])
+		putHex(b[24:], uint64(pos))
+		return string(b[:])
+	}
+	return string(head[:]) + fmt.Sprintf("%012x", pos)
+}
+
+// uuidLen is the length of an id whose position is below 2^48.
+const uuidLen = 36
+
+// putHex writes v as len(b) lowercase hex digits, zero-padded; v must fit.
+func putHex(b []byte, v uint64) {
+	const digits = "0123456789abcdef"
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
+	}
 }
 
 // scanChunk is the most positions generated and filtered at once; a chunk is no larger than the rows still
@@ -231,6 +474,20 @@ const (
 	scanChunk = 1024
 	minChunk  = 64
 )
+
+// maxPrealloc caps the rows an answer reserves room for up front: a page's rows without regrowing, but not a
+// 500,000-row cap's worth for a request that a filter will leave nearly empty.
+const maxPrealloc = 16_384
+
+func countTrue(keep []bool) int {
+	n := 0
+	for _, k := range keep {
+		if k {
+			n++
+		}
+	}
+	return n
+}
 
 // Answer seeks to the request's range, then generates and filters rows forward.
 func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, error) {
@@ -242,26 +499,43 @@ func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, erro
 	if limit < 0 {
 		return nil, &connector.InvalidRequestError{Reason: "OktaSystemLogs needs a row limit"}
 	}
-	need := append([]string(nil), req.Columns...)
-	need = connector.Columns(req.Where, need)
-	for _, c := range need {
+	for _, c := range connector.Columns(req.Where, append([]string(nil), req.Columns...)) {
 		if OktaSchema.Index(c) < 0 {
 			return nil, &connector.InvalidRequestError{Reason: fmt.Sprintf("OktaSystemLogs has no column %q", c)}
 		}
 	}
-	lo, hi := t.bounds(req.Where)
+	lo, hi, rest := t.bounds(req.Where)
+	need := connector.Columns(rest, append([]string(nil), req.Columns...))
 	out := make([]*column.Vector, len(req.Columns))
+	capacity := int(min(int64(limit), hi-lo, maxPrealloc))
 	for i, c := range req.Columns {
-		out[i] = column.NewVector(OktaSchema[OktaSchema.Index(c)].Type, 0)
+		out[i] = column.NewVector(OktaSchema[OktaSchema.Index(c)].Type, capacity)
 	}
 	n := 0
-	var g *group
+	gg := t.newGroupGen()
 	for pos := lo; pos < hi && n < limit; {
 		end := min(hi, pos+int64(min(scanChunk, max(minChunk, limit-n))))
-		b := t.generate(need, pos, end, &g)
-		keep, err := connector.Eval(req.Where, need, b)
+		if rest == nil && len(need) == len(out) {
+			// Nothing left to check: every row is kept, so it is generated straight into the answer (no more
+			// than the rows still wanted).
+			end = min(end, pos+int64(limit-n))
+			t.generate(need, pos, end, gg, out)
+			n += int(end - pos)
+			pos = end
+			continue
+		}
+		b := t.generate(need, pos, end, gg, nil)
+		keep, err := connector.Eval(rest, need, b)
 		if err != nil {
 			return nil, err
+		}
+		if kept := countTrue(keep); kept == b.N && n+kept <= limit {
+			for c := range out {
+				out[c].AppendVector(b.Cols[c])
+			}
+			n += kept
+			pos = end
+			continue
 		}
 		for i, k := range keep {
 			if !k || n >= limit {
@@ -278,9 +552,11 @@ func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, erro
 }
 
 // bounds narrows [0, rows) by the top-level conjuncts that constrain the order: published comparisons and
-// keysets over a prefix of the key. The rest is checked row by row.
-func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64) {
+// keysets over a prefix of the key. Those it applies are exact (positions are the order), so they are left
+// out of rest, the predicate still checked row by row (nil when nothing is left).
+func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64, rest connector.Predicate) {
 	lo, hi = 0, t.p.Rows
+	var left connector.And
 	var walk func(connector.Predicate)
 	walk = func(p connector.Predicate) {
 		switch p := p.(type) {
@@ -288,9 +564,10 @@ func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64) {
 			for _, x := range p {
 				walk(x)
 			}
+			return
 		case connector.Compare:
 			if p.Column != "published" || p.Value.Type != column.DateTime || p.Value.Null {
-				return
+				break
 			}
 			v := p.Value.Int
 			switch p.Op {
@@ -304,21 +581,36 @@ func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64) {
 				hi = min(hi, t.firstBelow(v, false))
 			case "==":
 				lo, hi = max(lo, t.firstBelow(v, true)), min(hi, t.firstBelow(v, false))
+			default:
+				left = append(left, p)
 			}
+			return
 		case connector.Keyset:
 			pos, ok := t.seek(p)
 			if !ok {
-				return
+				break
 			}
 			if p.Bound == After || p.Bound == AtOrAfter {
 				lo = max(lo, pos)
 			} else {
 				hi = min(hi, pos)
 			}
+			return
+		case nil:
+			return
 		}
+		left = append(left, p)
 	}
 	walk(p)
-	return lo, max(lo, hi)
+	switch len(left) {
+	case 0:
+		rest = nil
+	case 1:
+		rest = left[0]
+	default:
+		rest = left
+	}
+	return lo, max(lo, hi), rest
 }
 
 // The keyset bounds, named short for bounds and seek.
@@ -344,21 +636,78 @@ var eventTypes = []struct {
 
 var failureReasons = []string{"INVALID_CREDENTIALS", "VERIFICATION_ERROR", "LOCKED_OUT", "FastPass declined"}
 
-// generate makes the named columns for positions [lo, hi). g caches the current tie group between calls.
-func (t *OktaLogs) generate(names []string, lo, hi int64, g **group) *column.Batch {
+// generate makes the named columns for positions [lo, hi), appended to cols (new vectors when nil). gg keeps
+// the current tie group between calls.
+func (t *OktaLogs) generate(names []string, lo, hi int64, gg *groupGen, cols []*column.Vector) *column.Batch {
 	n := int(hi - lo)
 	t.generated.Add(int64(n))
-	cols := make([]*column.Vector, len(names))
+	if cols == nil {
+		cols = make([]*column.Vector, len(names))
+		for i, name := range names {
+			cols[i] = column.NewVector(OktaSchema[OktaSchema.Index(name)].Type, n)
+		}
+	}
+	// The order's columns come straight from the group; the rest from the row, built only when asked for.
+	const (
+		other = iota
+		published
+		login
+		uuid
+	)
+	kinds := make([]int, len(names))
+	rowNeeded := false
+	// uuids are written into one buffer and become one string that each row's id is a slice of: one
+	// allocation per chunk instead of one per row. (Positions past 2^48 have longer ids: the per-row path.)
+	bulk := hi <= 1<<48
+	var ids []byte
 	for i, name := range names {
-		cols[i] = column.NewVector(OktaSchema[OktaSchema.Index(name)].Type, n)
+		switch name {
+		case "published":
+			kinds[i] = published
+		case "actor.alternateId":
+			kinds[i] = login
+		case "uuid":
+			kinds[i] = uuid
+			if bulk {
+				ids = make([]byte, 0, n*uuidLen)
+			}
+		default:
+			rowNeeded = true
+		}
 	}
 	for pos := lo; pos < hi; pos++ {
-		if *g == nil || pos < (*g).lo || pos >= (*g).hi {
-			*g = t.groupAt(pos)
+		g := gg.at(pos)
+		var r oktaRow
+		if rowNeeded {
+			r = t.row(g, pos)
 		}
-		r := t.row(*g, pos)
 		for i, name := range names {
-			r.append(cols[i], name)
+			switch kinds[i] {
+			case published:
+				cols[i].AppendInt(t.endNs - g.tick*t.tickNs)
+			case login:
+				cols[i].AppendString(g.logins[pos-g.lo])
+			case uuid:
+				if !bulk {
+					cols[i].AppendString(uuidAt(&g.head, pos))
+				} else if len(ids) < int(pos-lo+1)*uuidLen { // once per row, however often it is named
+					ids = append(ids, g.head[:]...)
+					ids = ids[:len(ids)+12]
+					putHex(ids[len(ids)-12:], uint64(pos))
+				}
+			default:
+				r.append(cols[i], name)
+			}
+		}
+	}
+	if bulk && ids != nil {
+		all := unsafe.String(unsafe.SliceData(ids), len(ids)) // ids is never written again
+		for i, k := range kinds {
+			if k == uuid {
+				for j := 0; j < n; j++ {
+					cols[i].AppendString(all[j*uuidLen : (j+1)*uuidLen])
+				}
+			}
 		}
 	}
 	return column.NewBatch(cols, n)
@@ -370,6 +719,7 @@ type oktaRow struct {
 	pos   int64
 	tick  int64
 	user  int
+	login string
 	event int
 	fail  bool
 	h     uint64
@@ -387,7 +737,7 @@ func (t *OktaLogs) row(g *group, pos int64) oktaRow {
 		x -= e.weight
 	}
 	fail := eventTypes[ev].name == "user.account.lock" || unit(mix(h)) < 0.08
-	return oktaRow{t: t, pos: pos, tick: g.tick, user: g.users[pos-g.lo], event: ev, fail: fail, h: h}
+	return oktaRow{t: t, pos: pos, tick: g.tick, user: g.users[pos-g.lo], login: g.logins[pos-g.lo], event: ev, fail: fail, h: h}
 }
 
 func (r oktaRow) str(name string) (string, bool) {
@@ -410,7 +760,7 @@ func (r oktaRow) str(name string) (string, bool) {
 	case "actor.type":
 		return "User", true
 	case "actor.alternateId":
-		return Login(u), true
+		return r.login, true
 	case "actor.displayName":
 		return DisplayName(u), true
 	case "client.ipAddress":
@@ -431,7 +781,7 @@ func (r oktaRow) str(name string) (string, bool) {
 		}
 		return "", false
 	case "actor":
-		return jsonObject("id", OktaID(u), "type", "User", "alternateId", Login(u), "displayName", DisplayName(u)), true
+		return jsonObject("id", OktaID(u), "type", "User", "alternateId", r.login, "displayName", DisplayName(u)), true
 	case "client":
 		ip, _ := r.str("client.ipAddress")
 		return `{"ipAddress":` + strconv.Quote(ip) + `,"geographicalContext":` +

@@ -1,8 +1,8 @@
 package dataset
 
 import (
-	"fmt"
 	"math/rand/v2"
+	"strconv"
 )
 
 // The user population shared by every dataset of a scenario: user u has one Okta login (alternateId), which
@@ -22,9 +22,9 @@ func Login(u int) string {
 	combos := len(firstNames) * len(lastNames)
 	f, l, n := u%len(firstNames), (u/len(firstNames))%len(lastNames), u/combos
 	if n == 0 {
-		return fmt.Sprintf("%s.%s@%s", firstNames[f], lastNames[l], Domain)
+		return firstNames[f] + "." + lastNames[l] + "@" + Domain
 	}
-	return fmt.Sprintf("%s.%s%d@%s", firstNames[f], lastNames[l], n, Domain)
+	return firstNames[f] + "." + lastNames[l] + strconv.Itoa(n) + "@" + Domain
 }
 
 // DisplayName is user u's name as shown.

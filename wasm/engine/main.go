@@ -105,10 +105,32 @@ func receive(_ js.Value, args []js.Value) any {
 				mu.Unlock()
 				cancel()
 			}()
-			runner.Stream(ctx, req.ID, req.Run, post, func() { gate(ctx, req.ID) })
+			runner.Stream(ctx, req.ID, req.Run, pauseAfter(req.ID, req.Run), func() { gate(ctx, req.ID) })
 		}()
 	}
 	return nil
+}
+
+// pauseAfter wraps post for one run: when the run asks to be held after its Nth batch (a share link reopening
+// a paused run), the Nth batch message pauses it, as the page's Pause would; the page counts the same messages.
+func pauseAfter(id int, run *protocol.Run) func(protocol.Message) {
+	if run == nil || run.PauseAfter <= 0 {
+		return post
+	}
+	batches := 0
+	return func(m protocol.Message) {
+		post(m)
+		if m.Type != protocol.MessageBatch {
+			return
+		}
+		if batches++; batches == run.PauseAfter {
+			mu.Lock()
+			if c := runs[id]; c != nil {
+				c.paused, c.steps = true, 0
+			}
+			mu.Unlock()
+		}
+	}
 }
 
 func post(m protocol.Message) {

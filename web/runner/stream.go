@@ -50,13 +50,6 @@ const (
 	OpOutput = "output"
 )
 
-// knownBaselines names the strategies issue 5 keeps to show how they fail. plan.StrategyDef carries a
-// Baseline flag, but the plan package exposes only the names, so the page labels these by name.
-var knownBaselines = map[string]bool{
-	"broadcast": true, "timewindow": true, "distinctkeys": true, "keyset-lt": true, "keyset-le": true,
-	"nestedloop": true,
-}
-
 // Catalogue lists the scenarios registered in sims/scenario, then the playground's own, and the join
 // strategies registered with the planner.
 func Catalogue() *protocol.Catalogue {
@@ -72,7 +65,7 @@ func Catalogue() *protocol.Catalogue {
 		c.Scenarios = append(c.Scenarios, describe(s))
 	}
 	for _, name := range plan.StrategyNames() {
-		c.Strategies = append(c.Strategies, protocol.Strategy{Name: name, Baseline: knownBaselines[name]})
+		c.Strategies = append(c.Strategies, protocol.Strategy{Name: name, Baseline: plan.IsBaseline(name)})
 	}
 	return c
 }
@@ -107,7 +100,14 @@ func findScenario(name string) (*scenario.Scenario, error) {
 // at most every FlushEvery, then done or error. post is called from the calling goroutine only. After each
 // batch it calls yield, when not nil: in the browser that lets the event loop deliver a cancel.
 func Stream(ctx context.Context, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
-	s := &stream{id: id, post: post, yield: yield, start: time.Now(), lastFlush: time.Now()}
+	streamWith(ctx, realClock{}, id, run, post, yield)
+}
+
+func streamWith(ctx context.Context, clock wallClock, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
+	s := &stream{ctx: ctx, clock: clock, id: id, post: post, yield: yield, start: time.Now(), lastFlush: time.Now()}
+	if run != nil {
+		s.speed = validSpeed(run.Speed)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			s.fail(fmt.Errorf("internal error: %v", p))
@@ -119,6 +119,8 @@ func Stream(ctx context.Context, id int, run *protocol.Run, post func(protocol.M
 }
 
 type stream struct {
+	ctx   context.Context
+	clock wallClock
 	id    int
 	post  func(protocol.Message)
 	yield func()
@@ -141,25 +143,44 @@ type stream struct {
 	streamed int64
 	stats    *protocol.Stats
 	strategy string
+
+	// Playback (pace.go): speed is trace time per wall time, 0 flat out;
+	// held the wall time the page's gate kept the run; slept the time spent waiting for playback.
+	speed       float64
+	held, slept time.Duration
 }
 
-// Emit is the run's trace.Sink.
+// Emit is the run's trace.Sink. At a playback speed it holds the caller until the event's time comes.
 func (s *stream) Emit(e trace.Event) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if e.Kind == trace.StrategyChose {
 		if name, ok := e.Attrs["strategy"].(string); ok {
 			s.strategy = name
 		}
 	}
+	// Reads while planning are not paced: nothing has been posted yet, not even the output's columns. The
+	// wait comes before the event joins the pending ones, so the flushes while waiting post only earlier ones.
+	if !s.planning.Load() && s.behind(e.At) >= paceGrain {
+		s.mu.Unlock()
+		s.pace(e.At)
+		s.mu.Lock()
+	}
 	if s.sent+int64(len(s.events)) >= maxEventsPerRun {
 		s.dropped++
-		return
+	} else {
+		s.events = append(s.events, e)
 	}
-	s.events = append(s.events, e)
+	s.mu.Unlock()
 }
 
-func (s *stream) since() time.Duration { return time.Since(s.start) }
+// since is the engine's working time: wall time since the start, less what the page held the run for and
+// what playback waited. The runner's own events carry it, so at a speed they play back in slow motion or
+// fast, like the virtual clock of simulated sources.
+func (s *stream) since() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.played() - s.slept
+}
 
 func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 	if run == nil {
@@ -213,7 +234,9 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 	})
 	if st != nil {
 		s.stats = &protocol.Stats{RowsOut: st.RowsOut, Batches: st.Batches, MemoryPeak: st.MemoryPeak,
-			Budget: st.Budget, Details: st.Details}
+			Budget: st.Budget, Details: st.Details, Requests: st.Requests, RequestsBySource: st.RequestsBySource,
+			BytesShipped: st.BytesShipped, RowsScanned: st.RowsScanned, Retries: st.Retries,
+			VirtualFirstRow: st.VirtualFirstRow, VirtualTotal: st.VirtualTotal}
 	}
 	if err != nil {
 		return err
@@ -245,15 +268,26 @@ func (s *stream) sources(run *protocol.Run) (srcs map[string]source.Source, budg
 		return srcs, sc.MemoryBudget, isBuiltin(sc), nil
 	}
 	srcs = make(map[string]source.Source, len(run.Sources))
+	counted = true
+	conns := &connectors{}
 	// Sorted, so that with several bad sources the same one is reported each time.
 	for _, name := range slices.Sorted(maps.Keys(run.Sources)) {
-		src, err := parseInput(name, Input(run.Sources[name]))
+		in := run.Sources[name]
+		var src source.Source
+		var err error
+		if in.Connector != nil {
+			// A connector traces its own requests, and the planner looks for its methods: no wrapping.
+			src, err = conns.open(name, in)
+			counted = false
+		} else {
+			src, err = parseInput(name, Input{Format: in.Format, Data: in.Data})
+		}
 		if err != nil {
 			return nil, 0, false, err
 		}
 		srcs[name] = src
 	}
-	return srcs, 0, true, nil
+	return srcs, 0, counted, nil
 }
 
 func (s *stream) addRows(b *column.Batch, visible []int) {
@@ -302,7 +336,12 @@ func (s *stream) flush() {
 			Dropped: dropped})
 	}
 	if s.yield != nil {
+		t0 := s.clock.Since(s.start)
 		s.yield()
+		held := s.clock.Since(s.start) - t0
+		s.mu.Lock()
+		s.held += held
+		s.mu.Unlock()
 	}
 }
 
@@ -400,6 +439,10 @@ func forceStrategy(text string, parsed *kql.Query, name string) (string, []inser
 		return a.Col - b.Col
 	})
 	hint := " hint.strategy=" + name
+	if strings.ContainsRune(name, '-') {
+		// A bare value is one identifier, which has no '-' (keyset-lt would lex as keyset minus lt): quote it.
+		hint = ` hint.strategy="` + name + `"`
+	}
 	lines := strings.SplitAfter(text, "\n")
 	var inserted []insertion
 	// Insert from the last join back, so the positions still to use stay right.

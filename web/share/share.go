@@ -1,6 +1,7 @@
-// Package share holds the playground's shareable state — query, scenario, knobs, seed, step, strategy and memory
-// budget — with the rules a state must satisfy and two encodings of it: canonical JSON (the Worker's API and its
-// store) and a compact URL fragment (deflate, then unpadded base64url) that reproduces a run with no server at all.
+// Package share holds the playground's shareable state — query, scenario, knobs, seed, step, strategy, memory
+// budget, playback speed and the batch a run is paused at — with the rules a state must satisfy and two
+// encodings of it: canonical JSON (the Worker's API and its store) and a compact URL fragment (deflate, then
+// unpadded base64url) that reproduces a run with no server at all.
 //
 // A state is data. Nothing here interprets the query or looks the scenario up: the playground does that when it
 // opens a state, and reports an unknown scenario or knob as an error like any other. Validation only bounds sizes
@@ -34,6 +35,10 @@ const (
 	MaxStep = 1 << 20
 	// MaxMemoryBudget bounds the memory budget: 1 TiB, far past what a browser tab or a laptop holds.
 	MaxMemoryBudget = 1 << 40
+	// MaxSpeed bounds the playback speed; web/runner plays anything faster flat out anyway.
+	MaxSpeed = 1e9
+	// MaxPausedAt bounds the batch a run is paused at; a run posts a few dozen batches a second.
+	MaxPausedAt = 1 << 20
 )
 
 // State is what a share link reproduces. The zero value is valid: the playground's opening state.
@@ -52,6 +57,10 @@ type State struct {
 	Strategy string `json:"strategy,omitempty"`
 	// MemoryBudget is the run's memory budget in bytes (0: the scenario's or the engine's default).
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
+	// Speed is the playback speed, trace time per wall time (0: flat out); see web/runner's pacing.
+	Speed float64 `json:"speed,omitempty"`
+	// PausedAt is the batch of the run at which it was paused (0: not paused): the run reopens held there.
+	PausedAt int `json:"paused_at,omitempty"`
 }
 
 // Validate reports the first rule the state breaks, or nil.
@@ -89,6 +98,12 @@ func (s *State) Validate() error {
 	}
 	if s.Step < 0 || s.Step > MaxStep {
 		return fmt.Errorf("share: step %d is outside [0, %d]", s.Step, MaxStep)
+	}
+	if math.IsNaN(s.Speed) || s.Speed < 0 || s.Speed > MaxSpeed {
+		return fmt.Errorf("share: speed %v is outside [0, %g]", s.Speed, MaxSpeed)
+	}
+	if s.PausedAt < 0 || s.PausedAt > MaxPausedAt {
+		return fmt.Errorf("share: paused_at %d is outside [0, %d]", s.PausedAt, MaxPausedAt)
 	}
 	if s.MemoryBudget < 0 || s.MemoryBudget > MaxMemoryBudget {
 		return fmt.Errorf("share: memory budget %d is outside [0, %d]", s.MemoryBudget, int64(MaxMemoryBudget))

@@ -14,7 +14,7 @@ import (
 // Share returns the settings a link carries. Knobs at their default are left out, as web/share asks.
 func (s *State) Share() *share.State {
 	st := &share.State{Query: s.Query, Scenario: s.Scenario, Seed: s.Seed, MemoryBudget: s.MemoryBudget,
-		Strategy: s.Strategy}
+		Strategy: s.Strategy, Speed: s.Speed, PausedAt: s.pausedAt()}
 	if sc := s.ScenarioInfo(); sc != nil {
 		for _, k := range sc.Knobs {
 			if v, ok := s.Knobs[k.Name]; ok && v != k.Default {
@@ -29,7 +29,12 @@ func (s *State) Share() *share.State {
 }
 
 // Fragment encodes the settings for the URL fragment (without '#').
-func (s *State) Fragment() string { return s.Share().Fragment() }
+func (s *State) Fragment() string {
+	if f := s.walkFragment(); f != "" {
+		return f // a walkthrough is open: the link opens its step
+	}
+	return s.Share().Fragment()
+}
 
 // LoadFragment restores the settings in a share link. A link that cannot be read leaves the defaults in
 // place and says why in Notice; it never leaves the page blank. Call it once the catalogue is known, so a
@@ -37,6 +42,10 @@ func (s *State) Fragment() string { return s.Share().Fragment() }
 func (s *State) LoadFragment(fragment string) {
 	fragment = strings.TrimPrefix(fragment, "#")
 	if fragment == "" {
+		return
+	}
+	if IsWalkLink(fragment) {
+		s.OpenWalkLink(fragment)
 		return
 	}
 	st, err := share.DecodeFragment(fragment)
@@ -54,6 +63,7 @@ func (s *State) LoadFragment(fragment string) {
 		return
 	}
 	s.Query, s.Seed, s.MemoryBudget, s.Strategy = st.Query, st.Seed, st.MemoryBudget, st.Strategy
+	s.Speed, s.PausedAt = st.Speed, st.PausedAt
 	s.Knobs = map[string]float64{}
 	if sc := s.ScenarioInfo(); sc != nil {
 		for _, k := range sc.Knobs {

@@ -52,6 +52,8 @@ type Table struct {
 	Name   string
 	Format string // "jsonl" or "csv"
 	Data   string
+	// Connector puts the table behind a simulated API (a walkthrough's sources); nil for the user's own.
+	Connector *protocol.Connector
 }
 
 // State is everything the page shows.
@@ -67,6 +69,17 @@ type State struct {
 	MemoryBudget int64
 	Strategy     string
 	Tables       []Table
+	// Speed plays the run back at this much trace time per wall time (0: flat out); PausedAt, set by a share
+	// link, holds the next run at that batch (playback.go).
+	Speed    float64
+	PausedAt int
+
+	// Comparing runs every query twice, the second time under CompareStrategy ("" the planner's choice),
+	// into CompareRun; Diff is the two runs' rows compared once both are over (compare.go).
+	Comparing       bool
+	CompareStrategy string
+	CompareRun      *Run
+	Diff            *RowDiff
 
 	// Loading is true until the engine posts ready; LoadError says why it never will.
 	Loading   bool
@@ -90,6 +103,9 @@ type State struct {
 
 	// Dirty is set by Receive: something changed that the next throttled render should show.
 	Dirty bool
+
+	// Walk is the walkthrough player's state (walkthrough.go); nil until the player starts.
+	Walk *Walk
 }
 
 // Run is one run's results as they arrive.
@@ -105,8 +121,11 @@ type Run struct {
 	Stats    *protocol.Stats
 	Err      *protocol.Error
 	// Paused is set while the engine holds the run (after the batch it was posting); Step lets one more through.
-	Paused  bool
-	Started time.Time
+	Paused bool
+	// Batches counts the batch messages received; PauseAfter, when positive, is the batch the engine holds
+	// the run at (a share link's paused step).
+	Batches, PauseAfter int
+	Started             time.Time
 	// FirstRow and Finished are wall time since Started; zero until they happen.
 	FirstRow, Finished time.Duration
 	Trace              *TraceView
@@ -156,6 +175,7 @@ func (s *State) Receive(env protocol.Envelope) {
 // (a canceled run's last batches) and ignored.
 func (s *State) Apply(m protocol.Message) {
 	s.Dirty = true
+	s.Walk.observe(m)
 	switch m.Type {
 	case protocol.MessageLoadError:
 		s.LoadError = "unknown error"
@@ -170,10 +190,11 @@ func (s *State) Apply(m protocol.Message) {
 		}
 		return
 	}
-	r := s.Run
-	if r == nil || m.ID != r.ID {
+	r := s.runFor(m.ID)
+	if r == nil {
 		return
 	}
+	defer s.compareDone()
 	switch m.Type {
 	case protocol.MessageStarted:
 		r.Columns, r.Explain, r.Inputs = m.Columns, m.Explain, m.Inputs
@@ -182,6 +203,7 @@ func (s *State) Apply(m protocol.Message) {
 		}
 		r.Trace.Inputs = m.Inputs
 	case protocol.MessageBatch:
+		s.batchArrived(r)
 		if r.Rows.Append(m.Rows) > 0 && r.FirstRow == 0 {
 			r.FirstRow = max(time.Since(r.Started), time.Microsecond)
 		}
@@ -235,13 +257,14 @@ func (s *State) StartRun() {
 	if s.Running() {
 		s.Env.Post(protocol.Request{Type: protocol.RequestCancel, ID: s.Run.ID})
 	}
+	s.cancelCompare()
 	s.runID++
 	req := &protocol.Run{Query: s.Query, Scenario: s.Scenario, Seed: s.Seed, MemoryBudget: s.MemoryBudget,
-		Strategy: s.Strategy}
+		Strategy: s.Strategy, Speed: s.Speed, PauseAfter: s.PausedAt}
 	if s.Scenario == OwnScenario {
 		req.Sources = map[string]protocol.Input{}
 		for _, t := range s.Tables {
-			req.Sources[t.Name] = protocol.Input{Format: t.Format, Data: t.Data}
+			req.Sources[t.Name] = protocol.Input{Format: t.Format, Data: t.Data, Connector: t.Connector}
 		}
 	} else {
 		req.Knobs = map[string]float64{}
@@ -250,9 +273,11 @@ func (s *State) StartRun() {
 		}
 	}
 	s.Run = &Run{ID: s.runID, Status: StatusRunning, Started: time.Now(), Strategy: s.Strategy,
-		Trace: NewTraceView()}
+		Trace: NewTraceView(), PauseAfter: s.PausedAt}
 	s.ScrollTop = 0
 	s.Env.Post(protocol.Request{Type: protocol.RequestRun, ID: s.runID, Run: req})
+	s.startCompare(req)
+	s.PausedAt = 0 // the link's pause is the run's now: Share reads it from there
 	s.saveFragment()
 }
 
@@ -267,12 +292,15 @@ func (s *State) TogglePause() {
 		typ = protocol.RequestPause
 	}
 	s.Env.Post(protocol.Request{Type: typ, ID: s.Run.ID})
+	s.compareFollow(typ, s.Run.Paused)
+	s.saveFragment()
 }
 
 // Step lets one more batch through the paused run.
 func (s *State) Step() {
 	if s.Running() && s.Run.Paused {
 		s.Env.Post(protocol.Request{Type: protocol.RequestStep, ID: s.Run.ID})
+		s.compareFollow(protocol.RequestStep, true)
 	}
 }
 
@@ -281,6 +309,7 @@ func (s *State) CancelRun() {
 	if s.Running() {
 		s.Env.Post(protocol.Request{Type: protocol.RequestCancel, ID: s.Run.ID})
 	}
+	s.cancelCompare()
 }
 
 // ScenarioInfo returns the catalogue entry of the picked scenario, or nil for the user's own tables.

@@ -40,6 +40,10 @@ type TraceView struct {
 	// Output is rows delivered; OutputSeries samples it over time for the sparkline.
 	Output       int64
 	OutputSeries Series
+	// Requests counts requests sent to connectors. The Over series sample rows out, requests and held memory
+	// against the trace's time (LastAt, in milliseconds) for the metrics panel's charts.
+	Requests                           int64
+	RowsOver, RequestsOver, MemoryOver Series
 
 	// Natives are the last few requests sent to connectors, as rendered for them.
 	Natives []Native
@@ -86,6 +90,7 @@ func (t *TraceView) Add(e trace.Event) {
 	case kind == string(trace.MemoryHigh):
 		if b, ok := num(a, "bytes"); ok {
 			t.MemoryHigh = max(t.MemoryHigh, int64(b))
+			t.MemoryOver.Add(t.ms(), float64(t.MemoryHigh))
 		}
 		return
 	case kind == "scan_rows":
@@ -95,6 +100,7 @@ func (t *TraceView) Add(e trace.Event) {
 		if n, ok := num(a, "total"); ok {
 			t.Output = int64(n)
 			t.OutputSeries.Add(float64(t.Events), n)
+			t.RowsOver.Add(t.ms(), n)
 		}
 		return
 	}
@@ -104,6 +110,8 @@ func (t *TraceView) Add(e trace.Event) {
 	}
 	if has("request") && has("sent") {
 		t.addNative(a)
+		t.Requests++
+		t.RequestsOver.Add(t.ms(), float64(t.Requests))
 	}
 	switch {
 	case has("prune"):
@@ -120,6 +128,9 @@ func (t *TraceView) Add(e trace.Event) {
 		t.Paged.add(has, a)
 	}
 }
+
+// ms is the trace's time so far in milliseconds, the x of the Over series.
+func (t *TraceView) ms() float64 { return float64(t.LastAt) / float64(time.Millisecond) }
 
 // addScan follows a source's reading. Reads while planning (a strategy measuring its input) are tallied
 // apart, so the build and probe bars show the run; a source read again (a nested loop's inner side) shows

@@ -62,6 +62,12 @@ type Run struct {
 	Strategy string `json:"strategy,omitempty"`
 	// Sources are the user's own tables, keyed by the name the query writes after '@'.
 	Sources map[string]Input `json:"sources,omitempty"`
+	// Speed plays the trace back at this many units of trace time per unit of wall time (1: as fast as the
+	// simulated sources would answer; 0.1: ten times slower); 0 runs flat out. See web/runner's pacing.
+	Speed float64 `json:"speed,omitempty"`
+	// PauseAfter, when positive, holds the run after that many batch messages, as if the page had pressed
+	// pause then: it is how a share link reopens a run at the step it was paused at.
+	PauseAfter int `json:"pause_after,omitempty"`
 }
 
 // Input is one table the user pasted or loaded from disk.
@@ -69,6 +75,20 @@ type Input struct {
 	// Format is "jsonl" (one JSON object per line) or "csv" (a header row, then records).
 	Format string `json:"format"`
 	Data   string `json:"data"`
+	// Connector, when set, puts the table behind a simulated API with a profile's caps, as a walkthrough's
+	// inline source does (docs/walkthroughs.md): the walkthrough player sends it.
+	Connector *Connector `json:"connector,omitempty"`
+}
+
+// Connector is the simulated service (sims/service) a table sits behind: a profile (sims/profile), the
+// table's tie-free order ("timestamp desc", "user"), and caps that override the profile's when positive.
+type Connector struct {
+	Profile       string   `json:"profile"`
+	Key           []string `json:"key"`
+	MaxRows       int      `json:"max_rows,omitempty"`
+	MaxBytes      int64    `json:"max_bytes,omitempty"`
+	MaxInValues   int      `json:"max_in_values,omitempty"`
+	MaxQueryBytes int      `json:"max_query_bytes,omitempty"`
 }
 
 // Message is what the engine tells the page. Which fields are set depends on Type.
@@ -101,13 +121,24 @@ type Message struct {
 
 // Stats are a run's figures, as the metrics panel shows them.
 type Stats struct {
-	RowsOut    int64          `json:"rows_out"`
-	Batches    int64          `json:"batches"`
-	MemoryPeak int64          `json:"memory_peak_bytes"`
-	Budget     int64          `json:"memory_budget_bytes"`
-	WallMillis float64        `json:"wall_ms"`
-	Strategy   string         `json:"strategy,omitempty"`
-	Details    map[string]any `json:"details,omitempty"`
+	RowsOut    int64   `json:"rows_out"`
+	Batches    int64   `json:"batches"`
+	MemoryPeak int64   `json:"memory_peak_bytes"`
+	Budget     int64   `json:"memory_budget_bytes"`
+	WallMillis float64 `json:"wall_ms"`
+	Strategy   string  `json:"strategy,omitempty"`
+	// The connectors' figures, summed over every scan (engine/query.Stats): requests sent (in all, and per
+	// source), bytes of result shipped, rows the sources scanned to answer, and retries.
+	Requests         int64            `json:"requests,omitempty"`
+	RequestsBySource map[string]int64 `json:"requests_by_source,omitempty"`
+	BytesShipped     int64            `json:"bytes_shipped,omitempty"`
+	RowsScanned      int64            `json:"rows_scanned,omitempty"`
+	Retries          int64            `json:"retries,omitempty"`
+	// VirtualFirstRow and VirtualTotal are the simulated sources' clock, in milliseconds, at the first row
+	// and at the end; 0 when no source keeps a virtual clock.
+	VirtualFirstRow float64        `json:"virtual_ms_first_row,omitempty"`
+	VirtualTotal    float64        `json:"virtual_ms_total,omitempty"`
+	Details         map[string]any `json:"details,omitempty"`
 }
 
 // Error is a failed run. Line and Col (1-based; Col counts bytes) locate a query error in the text the user

@@ -1,0 +1,220 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/sims/clock"
+	"github.com/joinlab/joinlab/sims/dataset"
+	"github.com/joinlab/joinlab/sims/profile"
+	"github.com/joinlab/joinlab/sims/service"
+)
+
+// pagedSources are Logs (ts, user, id; logRows rows behind a connector of logMaxRows rows per response) and
+// Dets (user_name, tactic; 4 rows, one per user), both on the teaching profile and one virtual clock.
+func pagedSources(t *testing.T, logRows, logMaxRows int) map[string]source.Source {
+	t.Helper()
+	clk := clock.New()
+	mk := func(name string, schema column.Schema, key []connector.OrderKey, maxRows int, fill func(*column.Table)) source.Source {
+		tab := column.NewTable(schema)
+		fill(tab)
+		prof, err := profile.Get("teaching")
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof.Caps.MaxRows = maxRows
+		info := connector.TableInfo{Name: name, Schema: schema, Rows: int64(tab.N), Key: key}
+		svc, err := service.New(prof, clk, 1, dataset.NewMemTable(info, tab))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := connector.NewSource(name, svc, info, connector.Options{Clock: clk, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	users := []string{"ana", "bob", "carl", "dan"}
+	base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	logs := mk("Logs", column.Schema{{Name: "ts", Type: column.DateTime}, {Name: "user", Type: column.String}, {Name: "id", Type: column.String}},
+		[]connector.OrderKey{{Column: "ts", Desc: true}, {Column: "user"}, {Column: "id"}}, logMaxRows, func(tab *column.Table) {
+			for i := 0; i < logRows; i++ {
+				tab.Cols[0].AppendInt(base.Add(-time.Duration(i/3) * time.Minute).UnixNano()) // ties of 3
+				tab.Cols[1].AppendString(users[i%len(users)])
+				tab.Cols[2].AppendString(fmt.Sprintf("e%04d", i))
+				tab.N++
+			}
+		})
+	dets := mk("Dets", column.Schema{{Name: "user_name", Type: column.String}, {Name: "tactic", Type: column.String}},
+		[]connector.OrderKey{{Column: "user_name"}}, 50, func(tab *column.Table) {
+			for _, u := range users {
+				tab.Cols[0].AppendString(u)
+				tab.Cols[1].AppendString("t-" + u)
+				tab.N++
+			}
+		})
+	return map[string]source.Source{"Logs": logs, "Dets": dets}
+}
+
+func buildErr(t *testing.T, q string, srcs map[string]source.Source) error {
+	t.Helper()
+	parsed, err := kql.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(parsed, srcs, Options{})
+	return err
+}
+
+func runRows(t *testing.T, p *Plan) (*column.Table, map[string]any) {
+	t.Helper()
+	env := exec.NewEnv(memory.NewBudget(0), nil)
+	op, err := p.Open(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := exec.Materialize(context.Background(), op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab, env.Details.Map()
+}
+
+const pagedJoinQuery = "@Logs | join kind=inner %s(@Dets) on $left.user == $right.user_name"
+
+// TestPagedChosenWhenOneRequestCannot: the paged join is chosen, unforced, exactly when the connector side holds
+// more rows than one response may carry, and explain says why; below the cap the hash join runs.
+func TestPagedChosenWhenOneRequestCannot(t *testing.T) {
+	for _, c := range []struct {
+		rows, maxRows int
+		want          string
+	}{{60, 50, "paged join"}, {50, 50, "hash join"}, {40, 50, "hash join"}} {
+		p := buildPlan(t, fmt.Sprintf(pagedJoinQuery, ""), pagedSources(t, c.rows, c.maxRows))
+		ex := p.Explain()
+		if !strings.Contains(ex, c.want) {
+			t.Errorf("%d rows under a %d-row cap: want %s, explain:\n%s", c.rows, c.maxRows, c.want, ex)
+		}
+		if c.want == "paged join" && !strings.Contains(ex, "@Logs holds 60 rows, over the 50 one response may carry") {
+			t.Errorf("explain does not say why paged was chosen:\n%s", ex)
+		}
+		tab, _ := runRows(t, p)
+		if tab.N != c.rows {
+			t.Errorf("%d rows joined with one detection each: %d out", c.rows, tab.N)
+		}
+	}
+}
+
+// TestPagedForcedBaselines: every baseline is forced by name (quoted when it has a dash), labelled in explain,
+// and never chosen unforced.
+func TestPagedForcedBaselines(t *testing.T) {
+	srcs := pagedSources(t, 12, 50)
+	for name, label := range map[string]string{"broadcast": "BASELINE (limited)", "timewindow": "BASELINE (limited)",
+		"distinctkeys": "BASELINE (wrong order)", "keyset-lt": "BASELINE (wrong: loses rows)",
+		"keyset-le": "BASELINE (wrong: repeats rows, stalls)", "paged": "thin keyset pages"} {
+		p := buildPlan(t, fmt.Sprintf(pagedJoinQuery+" | sort by ts desc", fmt.Sprintf("hint.strategy=%q ", name)), srcs)
+		ex := p.Explain()
+		if !strings.Contains(ex, name+" join") || !strings.Contains(ex, label) || !strings.Contains(ex, "forced by hint.strategy="+name) {
+			t.Errorf("%s: explain lacks its name, label or reason:\n%s", name, ex)
+		}
+		if d := strategies[Strategy(name)]; d.Baseline == (name == "paged") {
+			t.Errorf("%s: Baseline %v", name, d.Baseline)
+		}
+	}
+}
+
+// TestPagedRefusedKindsArePositioned: kinds the family cannot serve, and a join that is not over two connector
+// sources, are errors at the hint, with the reason.
+func TestPagedRefusedKindsArePositioned(t *testing.T) {
+	srcs := pagedSources(t, 12, 50)
+	for _, c := range []struct{ q, want string }{
+		{"@Logs | join kind=leftouter hint.strategy=paged (@Dets) on $left.user == $right.user_name",
+			`1:29: hint.strategy=paged cannot run this join: paged serves kinds inner, leftsemi when the left side is paged, not leftouter`},
+		{"@Logs | join kind=leftanti hint.strategy=\"keyset-lt\" (@Dets) on $left.user == $right.user_name",
+			`1:28: hint.strategy=keyset-lt cannot run this join: keyset-lt serves kinds inner, leftsemi when the left side is paged, not leftanti`},
+		{"@Logs | join kind=inner hint.strategy=paged (@Dets | extend u = strcat(user_name, \"\")) on $left.user == $right.u",
+			`1:25: hint.strategy=paged cannot run this join: paged needs both sides to be connector sources`},
+		{"@Logs | join kind=inner hint.strategy=paged (@Dets) on $left.user == $right.user_name, $left.id == $right.tactic",
+			`1:25: hint.strategy=paged cannot run this join: paged needs exactly one key pair`},
+	} {
+		err := buildErr(t, c.q, srcs)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %s…", c.q, err, c.want)
+		}
+	}
+}
+
+// TestPagedRewriteTakesSortAndTake: `sort by ts desc | take N` over a paged join goes into the join — the sort
+// node is gone from the plan, explain says the take stops paging — and the rows are the hash join's, in order.
+func TestPagedRewriteTakesSortAndTake(t *testing.T) {
+	srcs := pagedSources(t, 60, 50)
+	p := buildPlan(t, fmt.Sprintf(pagedJoinQuery, "")+" | sort by ts desc | take 7", srcs)
+	ex := p.Explain()
+	if strings.Contains(ex, "\n  sort by") || strings.Contains(ex, "top 7") {
+		t.Errorf("the sort is still above the join:\n%s", ex)
+	}
+	for _, want := range []string{"the sort above removed", "take 7 stops paging once 7 rows are out", "output in the query's order (ts desc"} {
+		if !strings.Contains(ex, want) {
+			t.Errorf("explain lacks %q:\n%s", want, ex)
+		}
+	}
+	got, details := runRows(t, p)
+	want, _ := runRows(t, buildPlan(t, fmt.Sprintf(pagedJoinQuery, "hint.strategy=hash ")+" | sort by ts desc, user asc | take 7", srcs))
+	if got.N != 7 || want.N != 7 {
+		t.Fatalf("take 7: paged %d rows, hash %d", got.N, want.N)
+	}
+	for i := 0; i < 7; i++ {
+		for c := range got.Cols {
+			if g, w := got.Cols[c].Value(i), want.Cols[c].Value(i); g != w {
+				t.Fatalf("row %d column %s: paged %v, hash %v", i, got.Schema[c].Name, g, w)
+			}
+		}
+	}
+	if details["paged_strategy"] != "paged" {
+		t.Errorf("details: %v", details)
+	}
+	// A sort the join cannot follow (a column of the other side) stays above it.
+	ex = buildPlan(t, fmt.Sprintf(pagedJoinQuery, "")+" | sort by tactic desc | take 7", srcs).Explain()
+	if !strings.Contains(ex, "top 7 by tactic") && !strings.Contains(ex, "sort by tactic") {
+		t.Errorf("a sort on the probe side's column was removed:\n%s", ex)
+	}
+}
+
+// TestPagedPageRows: hint.page_rows fixes every page (explain and details show it), is validated against the
+// paged connector's cap with an error at the parameter, and is refused on a join no paged strategy runs.
+func TestPagedPageRows(t *testing.T) {
+	srcs := pagedSources(t, 12, 50)
+	p := buildPlan(t, fmt.Sprintf(pagedJoinQuery, "hint.strategy=paged hint.page_rows=5 ")+" | sort by ts desc", srcs)
+	if ex := p.Explain(); !strings.Contains(ex, "pages of 5 rows (hint.page_rows)") {
+		t.Errorf("explain:\n%s", ex)
+	}
+	tab, details := runRows(t, p)
+	if tab.N != 12 || fmt.Sprint(details["page_sizes"]) != "[5 5 5]" {
+		t.Errorf("12 rows in pages of 5: %d rows, page_sizes %v", tab.N, details["page_sizes"])
+	}
+	for _, c := range []struct{ q, want string }{
+		{"hint.strategy=paged hint.page_rows=50 ", "1:45: hint.page_rows=50: want a whole number of rows in 1…49 (@Logs's 50 rows per response less the one row"},
+		{"hint.strategy=\"keyset-lt\" hint.page_rows=51 ", "1:51: hint.page_rows=51: want a whole number of rows in 1…50 (@Logs's 50 rows per response)"},
+		{"hint.page_rows=0 hint.strategy=paged ", "1:25: hint.page_rows=0: want a whole number of rows in 1…49"},
+		{"hint.page_rows=many ", "1:25: hint.page_rows=many: want a whole number"},
+		{"hint.strategy=hash hint.page_rows=5 ", "1:44: hint.page_rows is a setting of the broadcast, distinctkeys, keyset-le, keyset-lt, paged, timewindow strategy; this join runs hash"},
+	} {
+		err := buildErr(t, fmt.Sprintf(pagedJoinQuery, c.q), srcs)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %s…", c.q, err, c.want)
+		}
+	}
+	// Unforced: a bad value is reported, not a reason to pick another strategy.
+	err := buildErr(t, fmt.Sprintf(pagedJoinQuery, "hint.page_rows=0 "), pagedSources(t, 60, 50))
+	if err == nil || !strings.Contains(err.Error(), "hint.page_rows=0") {
+		t.Errorf("unforced bad page size: %v", err)
+	}
+}

@@ -1,0 +1,105 @@
+package ui
+
+import "fmt"
+
+// Compare shows the two runs of a comparison side by side: their figures, then the rows that differ.
+type Compare struct {
+	State *State
+}
+
+func (c *Compare) A() *Run { return c.State.Run }
+func (c *Compare) B() *Run { return c.State.CompareRun }
+
+// Name labels a run by its strategy, baselines marked as the catalogue marks them.
+func (c *Compare) Name(r *Run) string {
+	letter := "A"
+	if r == c.B() {
+		letter = "B"
+	}
+	name := r.Strategy
+	if name == "" {
+		name = "auto"
+	}
+	for _, st := range c.State.Catalogue.Strategies {
+		if st.Name == name && st.Baseline {
+			name += " (baseline)"
+		}
+	}
+	return letter + ": " + name
+}
+
+// Figure is one line of the side-by-side figures.
+type Figure struct{ Label, A, B string }
+
+// Figures are each run's status and metrics, as the metrics panel words them.
+func (c *Compare) Figures() []Figure {
+	a, b := &Metrics{Run: c.A()}, &Metrics{Run: c.B()}
+	status := func(r *Run) string {
+		if r.Status == StatusRunning && r.Paused {
+			return "paused"
+		}
+		if r.Err != nil && r.Status == StatusFailed {
+			return "failed: " + r.Err.Message
+		}
+		return r.Status
+	}
+	virtual := func(m *Metrics) string {
+		if m.HasVirtual() {
+			return m.Virtual()
+		}
+		return "—"
+	}
+	return []Figure{
+		{"status", status(c.A()), status(c.B())},
+		{"strategy", a.Strategy(), b.Strategy()},
+		{"rows out", a.Rows(), b.Rows()},
+		{"rows read", a.Read(), b.Read()},
+		{"requests", a.Requests(), b.Requests()},
+		{"shipped", a.Shipped(), b.Shipped()},
+		{"memory peak", a.Memory(), b.Memory()},
+		{"virtual clock", virtual(a), virtual(b)},
+		{"time", a.Time(), b.Time()},
+	}
+}
+
+// Verdict says in one line how B's rows compare with A's.
+func (c *Compare) Verdict() string {
+	d := c.State.Diff
+	switch {
+	case d == nil:
+		return "Comparing once both runs are over…"
+	case d.Note != "":
+		return d.Note
+	case d.Same():
+		return "Same rows, in the same order."
+	}
+	var s string
+	switch {
+	case d.Lost == 0 && d.Doubled == 0 && d.Extra == 0:
+		s = fmt.Sprintf("Same rows, in another order (from row %s).", count(int64(d.OutOfOrder)))
+	default:
+		s = fmt.Sprintf("B differs from A: %s rows lost, %s doubled, %s extra.", count(int64(d.Lost)),
+			count(int64(d.Doubled)), count(int64(d.Extra)))
+		if len(d.Rows) == maxDiffRows {
+			s += fmt.Sprintf(" The first %d differing rows are listed.", maxDiffRows)
+		}
+	}
+	if d.Partial {
+		s += " (Compared over the rows the page kept.)"
+	}
+	return s
+}
+
+// VerdictKind styles the verdict: good when the rows agree, bad when rows are lost, doubled or added.
+func (c *Compare) VerdictKind() string {
+	d := c.State.Diff
+	switch {
+	case d == nil || d.Note != "":
+		return "busy"
+	case d.Lost+d.Doubled+d.Extra > 0:
+		return "bad"
+	}
+	return "good"
+}
+
+func (c *Compare) HasRows() bool { return c.State.Diff != nil && len(c.State.Diff.Rows) > 0 }

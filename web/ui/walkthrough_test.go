@@ -1,0 +1,185 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/joinlab/joinlab/web/runner"
+	"github.com/joinlab/joinlab/web/runner/protocol"
+	"github.com/joinlab/joinlab/web/walkthrough"
+)
+
+const assetsDir = "../../assets"
+
+// loadStories reads the walkthroughs as the page does, and as web/walkthrough does.
+func loadStories(t *testing.T) ([]*Story, []*walkthrough.Walkthrough) {
+	t.Helper()
+	ws, err := walkthrough.LoadDir(os.DirFS(assetsDir), "walkthroughs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(filepath.Join(assetsDir, WalkIndexPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if err := json.Unmarshal(index, &names); err != nil {
+		t.Fatalf("%s: %v", WalkIndexPath, err)
+	}
+	var want []string
+	for _, w := range ws {
+		want = append(want, w.Name)
+	}
+	if !slices.Equal(names, want) {
+		t.Fatalf("%s lists %q; assets/walkthroughs has %q", WalkIndexPath, names, want)
+	}
+	var stories []*Story
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(assetsDir, walkDir+n+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := ParseStory(data)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		stories = append(stories, st)
+	}
+	return stories, ws
+}
+
+// The player's light types read each file as web/walkthrough does.
+func TestStoriesReadAsWalkthroughDoes(t *testing.T) {
+	stories, ws := loadStories(t)
+	for i, w := range ws {
+		st := stories[i]
+		if st.Name != w.Name || st.StepCount() != w.StepCount() {
+			t.Fatalf("%s: read as %s with %d steps, want %d", w.Name, st.Name, st.StepCount(), w.StepCount())
+		}
+		for k := 1; k <= w.StepCount(); k++ {
+			_, a := st.Step(k)
+			_, b := w.Step(k)
+			same := a.ID == b.ID && a.Run == b.Run && a.Narration == b.Narration &&
+				slices.Equal(a.Highlight, b.Highlight) && len(a.Facts) == len(b.Facts) &&
+				(a.Pause == nil) == (b.Pause == nil) && (a.Question == nil) == (b.Question == nil)
+			if same && a.Pause != nil {
+				same = a.Pause.Event == b.Pause.Event && a.Pause.Nth == b.Pause.Nth && len(a.Pause.Where) == len(b.Pause.Where)
+			}
+			if !same {
+				t.Errorf("%s step %d: the player reads %+v, web/walkthrough %+v", w.Name, k, a, b)
+			}
+		}
+		for name, r := range w.Runs {
+			got := st.Runs[name]
+			for sn, src := range r.Sources {
+				c := got.Sources[sn].Connector
+				if (c == nil) != (src.Connector == nil) || (c != nil && (c.Profile != src.Connector.Profile ||
+					!slices.Equal(c.Key, src.Connector.Key) || c.MaxRows != src.Connector.MaxRows ||
+					c.MaxInValues != src.Connector.MaxInValues)) {
+					t.Errorf("%s run %s source %s: connector %+v, want %+v", w.Name, name, sn, c, src.Connector)
+				}
+			}
+		}
+	}
+}
+
+// feed runs the request the page posted through the engine natively and hands every message to the page.
+func feed(t *testing.T, s *State, req protocol.Request) {
+	t.Helper()
+	if req.Type != protocol.RequestRun {
+		t.Fatalf("posted %s, want a run", req.Type)
+	}
+	runner.Stream(context.Background(), req.ID, req.Run, func(m protocol.Message) { s.Apply(m) }, nil)
+}
+
+// Every step of every walkthrough, played through the page's state against the real engine, states facts
+// that hold in the page's own check, and every highlight is drawn and marked.
+func TestEveryStepHoldsInThePage(t *testing.T) {
+	stories, _ := loadStories(t)
+	env := &fakeEnv{}
+	s := NewState(env)
+	s.Apply(protocol.Message{Type: protocol.MessageReady, Catalogue: runner.Catalogue()})
+	w := s.walk()
+	w.Stories, w.Loaded = stories, true
+	for _, st := range stories {
+		for k := 1; k <= st.StepCount(); k++ {
+			posted := len(env.posted)
+			if k == 1 {
+				s.LoadFragment("#" + WalkLink(st.Name, k))
+			} else {
+				(&Walkthrough{State: s}).Next()
+			}
+			if env.fragment != WalkLink(st.Name, k) {
+				t.Fatalf("%s step %d: fragment %q", st.Name, k, env.fragment)
+			}
+			for _, req := range env.posted[posted:] {
+				if req.Type == protocol.RequestRun {
+					feed(t, s, req)
+				}
+			}
+			v := s.WalkView()
+			if v == nil || !v.Ready || v.K != k {
+				t.Fatalf("%s step %d: not ready (%+v)", st.Name, k, v)
+			}
+			if v.Missing != "" {
+				t.Errorf("%s step %d: %s", st.Name, k, v.Missing)
+			}
+			if v.Step.Question != nil {
+				(&Walkthrough{State: s}).Reveal()
+				v = s.WalkView()
+			}
+			for _, f := range v.Facts() {
+				if !f.Holds {
+					t.Errorf("%s step %d: %s: %s", st.Name, k, f.Text, f.Why)
+				}
+			}
+			html, _ := render(t, s)
+			marks := append(append([]string(nil), v.Step.Highlight...), v.revealList()...)
+			for _, h := range marks {
+				if !strings.Contains(html, `data-hl="`+escapeAttr(h)+`"`) {
+					t.Errorf("%s step %d: highlight %q is not drawn", st.Name, k, h)
+				}
+			}
+		}
+	}
+}
+
+func escapeAttr(s string) string {
+	return strings.NewReplacer("&", "&amp;", `"`, "&#34;", "<", "&lt;", ">", "&gt;", "'", "&#39;").Replace(s)
+}
+
+func TestWalkLinks(t *testing.T) {
+	stories, _ := loadStories(t)
+	s, env := ready(t)
+	// A link that comes before the walkthroughs waits for them.
+	s.LoadFragment("#w=grace&step=3")
+	if s.Walk.Open != nil || s.Walk.pending == "" {
+		t.Fatalf("a link before the walkthroughs arrived was not kept: %+v", s.Walk)
+	}
+	s.Walk.Stories, s.Walk.Loaded = stories, true
+	s.OpenWalkLink(s.Walk.pending)
+	if s.Walk.Open == nil || s.Walk.Step != 3 || env.fragment != "w=grace&step=3" {
+		t.Fatalf("open %+v, fragment %q", s.Walk, env.fragment)
+	}
+	if got := walkthrough.Link("grace", 3); got != "#"+WalkLink("grace", 3) {
+		t.Errorf("the page writes links as %q, web/walkthrough as %q", WalkLink("grace", 3), got)
+	}
+	s.CloseWalk()
+	if !strings.HasPrefix(env.fragment, "s1.") {
+		t.Errorf("after closing, the fragment is %q, want a share link", env.fragment)
+	}
+	s.OpenWalkLink("w=nosuch&step=1")
+	if !strings.Contains(s.Notice, "nosuch") {
+		t.Errorf("notice %q", s.Notice)
+	}
+	s.Notice = ""
+	s.OpenWalkLink("w=grace&step=x")
+	if s.Notice == "" {
+		t.Error("a bad step number says nothing")
+	}
+}
