@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
@@ -195,6 +197,17 @@ func compareAcross(v *column.Vector, a int, w *column.Vector, b int, nullsFirst 
 			return 1
 		}
 		return -1
+	}
+	if v.Type == w.Type { // the common case, compared unboxed exactly as expr.Compare would
+		switch v.Type {
+		case column.Long, column.DateTime, column.Timespan:
+			return cmp.Compare(v.Ints[a], w.Ints[b])
+		case column.Real:
+			// cmp.Compare orders NaN first, as expr.Compare does.
+			return cmp.Compare(v.Reals[a], w.Reals[b])
+		case column.String:
+			return strings.Compare(v.Strs[a], w.Strs[b])
+		}
 	}
 	c, _ := expr.Compare(v.Value(a), w.Value(b))
 	return c

@@ -459,7 +459,7 @@ func childID(parent string, p int) string {
 // buildNeed is what the hash join grows to build on run: its decoded rows, 4 bytes a row of chain links and
 // the hash table (see Hash.buildTable).
 func (g *Grace) buildNeed(r spill.Run) int64 {
-	table := int64(48) * r.Rows
+	table := keyTableBytes(int(r.Rows))
 	if intKeyed(g.spec.KeyTypes) {
 		table = intTableBytes(int(r.Rows))
 	}

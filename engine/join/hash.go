@@ -22,8 +22,8 @@ import (
 //	unmatched  emit the build rows the kind asks for at the end: never matched (outer, anti) or matched (semi)
 //
 // Output order: probe order, each probe row's matches in build order, then the build side's end rows in build
-// order. Memory: the build input plus 4 bytes a row for chains and 12 bytes a slot (twice the rows) for int64
-// keys, or a Go map for others. Cost: one pass over each input, O(B + P + output). When the build side does
+// order. Memory: the build input plus 4 bytes a row for chains, and 16 bytes a slot for int64 keys (intTable)
+// or 32 for any other key (keyTable), two to four slots a build row. Cost: one pass over each input, O(B + P + output). When the build side does
 // not fit the budget the join fails with *memory.ExceededError (a later strategy partitions instead).
 type Hash struct {
 	spec      *Spec
@@ -38,7 +38,7 @@ type Hash struct {
 	table *column.Table
 	next  []int32
 	ints  *intTable
-	strs  strTable
+	strs  *keyTable
 	// matched marks build rows that found a probe row, for the end phase; nil when the kind needs no end phase.
 	matched []bool
 	held    int64
@@ -50,7 +50,9 @@ type Hash struct {
 	// fit the last output batch.
 	pb    *column.Batch
 	pkeys []*column.Vector
-	heads []int32 // per probe row: its chain head, noMatch or dropped (see lookupBatch)
+	pstrs []string // the current probe batch's keys as strings, for a keyTable
+	penc  []string // reused for pstrs when the keys are encoded (see encodedKeys)
+	heads []int32  // per probe row: its chain head, noMatch or dropped (see lookupBatch)
 	// pidx and bidx are the output's probe and build row indexes, reused for every output batch.
 	pidx, bidx []int32
 	prow       int
@@ -183,23 +185,61 @@ func (h *Hash) buildTable(ctx context.Context) error {
 		}
 		return nil
 	}
-	h.strs = make(strTable, n)
-	var buf []byte
-	for i := range order {
-		if hasNullKey(keys, i) {
-			h.next[i] = -1
-			continue
-		}
-		var s string
-		s, buf = stringKey(keys, i, buf)
-		h.strs.pushFront(s, int32(i), h.next, unique)
-	}
-	size := int64(len(h.strs)) * 48
+	size := keyTableBytes(n)
 	if err := h.budget.Grow("the hash table", size); err != nil {
 		return fmt.Errorf("hash join: %w", err)
 	}
 	h.held += size
+	h.strs = newKeyTable(n, keys)
+	if singleStringKey(keys) {
+		k := keys[0]
+		for i := range order {
+			if k.IsNull(i) {
+				h.next[i] = -1
+				continue
+			}
+			h.strs.pushFront(k.Strs[i], int32(i), h.next, unique)
+		}
+		return nil
+	}
+	// Encoded keys are made a chunk at a time (one allocation a chunk, dropped after), in the order's direction.
+	var buf []byte
+	var strs []string
+	lo, hi := -1, -1 // the chunk of rows whose keys strs holds
+	for i := range order {
+		if i < lo || i >= hi {
+			lo, hi = i, i+1
+			if unique && h.buildLeft {
+				hi = min(n, i+encodeChunkRows)
+			} else {
+				lo = max(0, i+1-encodeChunkRows)
+			}
+			strs, buf = encodedKeys(keys, lo, hi, buf, strs)
+		}
+		if hasNullKey(keys, i) {
+			h.next[i] = -1
+			continue
+		}
+		h.strs.pushFront(strs[i-lo], int32(i), h.next, unique)
+	}
 	return nil
+}
+
+// encodeChunkRows is how many build rows' encoded keys are made at once: enough to amortise the allocation,
+// few enough that the chunk stays in cache.
+const encodeChunkRows = 4096
+
+// nextProbe reads the next probe batch and finds its rows' chain heads (h.pb, h.pkeys, h.heads), or reports
+// false at the end of the probe side.
+func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
+	b, err := h.probe.Next(ctx)
+	if err != nil || b == nil {
+		return false, err
+	}
+	_, pk := h.buildKeys()
+	h.pb, h.pkeys = b, keyColumns(b, pk, h.spec.KeyTypes)
+	h.lookupBatch()
+	return true, nil
 }
 
 // Marks in heads for probe rows that have no chain head. A head found is a build row, with chainMore set when
@@ -231,6 +271,24 @@ func (h *Hash) lookupBatch() {
 		}
 		return
 	}
+	if h.ints == nil {
+		if singleStringKey(h.pkeys) {
+			h.pstrs = h.pkeys[0].Strs[:n]
+		} else {
+			h.penc, h.buf = encodedKeys(h.pkeys, 0, n, h.buf, h.penc)
+			h.pstrs = h.penc
+		}
+		if !dedupe {
+			for i, s := range h.pstrs {
+				if hasNullKey(h.pkeys, i) {
+					h.heads = append(h.heads, noMatch)
+					continue
+				}
+				h.heads = append(h.heads, h.strs.find(s))
+			}
+			return
+		}
+	}
 	for i := 0; i < n; i++ {
 		if hasNullKey(h.pkeys, i) {
 			h.heads = append(h.heads, noMatch)
@@ -246,15 +304,12 @@ func (h *Hash) lookupBatch() {
 			h.heads = append(h.heads, h.ints.find(k))
 			continue
 		}
-		var s string
-		s, h.buf = stringKey(h.pkeys, i, h.buf)
-		if dedupe {
-			if _, ok := h.seenStrs[s]; ok {
-				h.heads = append(h.heads, dropped)
-				continue
-			}
-			h.seenStrs[s] = struct{}{}
+		s := h.pstrs[i]
+		if _, ok := h.seenStrs[s]; ok {
+			h.heads = append(h.heads, dropped)
+			continue
 		}
+		h.seenStrs[s] = struct{}{}
 		h.heads = append(h.heads, h.strs.find(s))
 	}
 }
@@ -274,14 +329,10 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 			if len(pidx) > 0 {
 				return h.assemble(h.pb, pidx, bidx), nil
 			}
-			b, err := h.probe.Next(ctx)
-			if err != nil || b == nil {
+			if ok, err := h.nextProbe(ctx); err != nil || !ok {
 				return nil, err
 			}
-			_, pk := h.buildKeys()
-			h.pb, h.prow, h.chain = b, 0, -1
-			h.pkeys = keyColumns(b, pk, h.spec.KeyTypes)
-			h.lookupBatch()
+			h.prow, h.chain = 0, -1
 			if h.agg != nil && h.agg.byChain {
 				if err := h.agg.probeChains(h); err != nil {
 					return nil, err

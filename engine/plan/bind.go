@@ -243,6 +243,9 @@ func (b *binder) op(in Node, op kql.Op) (Node, error) {
 	case *kql.Top:
 		return b.sort(in, op.Keys, op.N)
 	case *kql.Take:
+		if s, ok := in.(*sortNode); ok {
+			return fuseTake(s, op.N), nil
+		}
 		return &takeNode{base: base{schema: schema}, in: in, n: op.N}, nil
 	case *kql.Distinct:
 		var items []kql.NamedExpr
@@ -369,6 +372,18 @@ func (b *binder) sort(in Node, keys []kql.SortKey, limit int64) (Node, error) {
 		texts = append(texts, fmt.Sprintf("%s %s %s", kql.String(k.Expr), dir, nulls))
 	}
 	return &sortNode{base: base{schema: in.Schema()}, in: in, keys: sk, limit: limit, text: strings.Join(texts, ", ")}, nil
+}
+
+// fuseTake turns `sort by … | take n` (or `top m by … | take n`) into one top node keeping the first n (or
+// min(m, n)) rows, so no full sort runs: exec.Sort with a limit holds at most limit + topCompactRows rows and,
+// once full, drops a row that cannot enter the top with one compare. The result is exactly the unfused one:
+// the sort is stable and the top keeps the first rows of that same stable order, ties in input order.
+func fuseTake(s *sortNode, n int64) *sortNode {
+	limit := n
+	if s.limit >= 0 {
+		limit = min(s.limit, n)
+	}
+	return &sortNode{base: s.base, in: s.in, keys: s.keys, limit: limit, text: s.text}
 }
 
 func (b *binder) summarize(in Node, op *kql.Summarize) (Node, error) {

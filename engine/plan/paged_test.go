@@ -161,7 +161,7 @@ func TestPagedRewriteTakesSortAndTake(t *testing.T) {
 	if strings.Contains(ex, "\n  sort by") || strings.Contains(ex, "top 7") {
 		t.Errorf("the sort is still above the join:\n%s", ex)
 	}
-	for _, want := range []string{"the sort above removed", "take 7 stops paging once 7 rows are out", "output in the query's order (ts desc"} {
+	for _, want := range []string{"the sort above removed", "stops after 7 rows", "output in the query's order (ts desc"} {
 		if !strings.Contains(ex, want) {
 			t.Errorf("explain lacks %q:\n%s", want, ex)
 		}

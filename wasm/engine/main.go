@@ -22,7 +22,7 @@ import (
 // postMessage. A millisecond per batch (at most every runner.FlushEvery) costs about 2% of the run.
 const yieldPause = time.Millisecond
 
-// pollPaused is how often a paused run looks whether it may go on.
+// pollPaused is how often a held run looks whether it may go on, if no request wakes it first.
 const pollPaused = 20 * time.Millisecond
 
 var (
@@ -36,26 +36,45 @@ type control struct {
 	cancel context.CancelFunc
 	paused bool
 	steps  int // batches a paused run may still post
+	// posted and acked count the run's batch messages sent and applied by the page (protocol.RequestAck).
+	posted, acked int
+	// wake is signalled by every request about the run, so a held gate looks again at once.
+	wake chan struct{}
 }
 
-// gate runs after each batch a run posts: it yields the thread, then holds a paused run until it is
-// resumed, stepped or canceled.
+// mayGo says whether the run may go on past the gate, consuming a step if it is paused. c.mu held.
+func (c *control) mayGo() bool {
+	if c.posted-c.acked >= protocol.MaxBatchesInFlight {
+		return false // the page is behind: wait for it whatever the pause says
+	}
+	if !c.paused {
+		return true
+	}
+	if c.steps > 0 {
+		c.steps--
+		return true
+	}
+	return false
+}
+
+// gate runs after each batch a run posts: it yields the thread, then holds the run while the page is
+// MaxBatchesInFlight batches behind, and a paused run until it is resumed, stepped or canceled.
 func gate(ctx context.Context, id int) {
 	time.Sleep(yieldPause)
 	for ctx.Err() == nil {
 		mu.Lock()
 		c := runs[id]
-		if c == nil || !c.paused {
+		if c == nil || c.mayGo() {
 			mu.Unlock()
 			return
 		}
-		if c.steps > 0 {
-			c.steps--
-			mu.Unlock()
-			return
-		}
+		wake := c.wake
 		mu.Unlock()
-		time.Sleep(pollPaused)
+		select {
+		case <-wake:
+		case <-ctx.Done():
+		case <-time.After(pollPaused):
+		}
 	}
 }
 
@@ -78,7 +97,7 @@ func receive(_ js.Value, args []js.Value) any {
 	switch req.Type {
 	case protocol.RequestCatalogue:
 		post(protocol.Message{Type: protocol.MessageCatalogue, Catalogue: runner.Catalogue()})
-	case protocol.RequestCancel, protocol.RequestPause, protocol.RequestResume, protocol.RequestStep:
+	case protocol.RequestCancel, protocol.RequestPause, protocol.RequestResume, protocol.RequestStep, protocol.RequestAck:
 		mu.Lock()
 		if c := runs[req.ID]; c != nil {
 			switch req.Type {
@@ -90,13 +109,19 @@ func receive(_ js.Value, args []js.Value) any {
 				c.paused = false
 			case protocol.RequestStep:
 				c.steps++
+			case protocol.RequestAck:
+				c.acked++
+			}
+			select {
+			case c.wake <- struct{}{}:
+			default:
 			}
 		}
 		mu.Unlock()
 	case protocol.RequestRun:
 		ctx, cancel := context.WithCancel(context.Background())
 		mu.Lock()
-		runs[req.ID] = &control{cancel: cancel}
+		runs[req.ID] = &control{cancel: cancel, wake: make(chan struct{}, 1)}
 		mu.Unlock()
 		go func() {
 			defer func() {
@@ -105,7 +130,7 @@ func receive(_ js.Value, args []js.Value) any {
 				mu.Unlock()
 				cancel()
 			}()
-			runner.Stream(ctx, req.ID, req.Run, pauseAfter(req.ID, req.Run), func() { gate(ctx, req.ID) })
+			runner.Stream(ctx, req.ID, req.Run, counted(req.ID, pauseAfter(req.ID, req.Run)), func() { gate(ctx, req.ID) })
 		}()
 	}
 	return nil
@@ -130,6 +155,20 @@ func pauseAfter(id int, run *protocol.Run) func(protocol.Message) {
 			}
 			mu.Unlock()
 		}
+	}
+}
+
+// counted wraps post for one run: it counts the batch messages the page has yet to acknowledge.
+func counted(id int, post func(protocol.Message)) func(protocol.Message) {
+	return func(m protocol.Message) {
+		if m.Type == protocol.MessageBatch {
+			mu.Lock()
+			if c := runs[id]; c != nil {
+				c.posted++
+			}
+			mu.Unlock()
+		}
+		post(m)
 	}
 }
 

@@ -36,11 +36,11 @@ func TestWorkerd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, deploy.WranglerBin)); err != nil {
+	if err := deploy.CheckWrangler(root); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("wrangler is not installed (%v): `go run mage.go test` runs npm ci", err)
+			t.Fatal(err)
 		}
-		t.Skipf("wrangler is not installed (run npm ci): %v", err)
+		t.Skipf("not starting workerd: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -62,27 +62,14 @@ func TestWorkerd(t *testing.T) {
 			t.Logf("build and wrangler output:\n%s", log.String())
 		}
 	}()
-	out := filepath.Join(tmp, "worker")
 	start := time.Now()
-	b, err := deploy.BuildWorker(ctx, root, siteDir, out, &log)
+	w, err := deploy.StartLocal(ctx, deploy.LocalOptions{Root: root, SiteDir: siteDir, Dir: tmp, Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("built the Worker in %v", time.Since(start).Round(time.Millisecond))
-	config := filepath.Join(tmp, "wrangler.jsonc")
-	cfg := fmt.Sprintf(`{"name": "joinlab-test", "main": %q, "compatibility_date": "2026-04-20",
-		"assets": {"directory": %q}, "kv_namespaces": [{"binding": "KV", "id": "test"}]}`,
-		filepath.Join(out, "worker.mjs"), filepath.Join(out, "site"))
-	if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	start = time.Now()
-	dev, err := deploy.StartDev(ctx, deploy.DevOptions{Root: root, Config: config, PersistTo: filepath.Join(tmp, "state"), Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Stop()
-	t.Logf("wrangler dev ready on %s in %v", dev.URL, time.Since(start).Round(time.Millisecond))
+	defer w.Stop()
+	dev, b := w.Dev, w.Bundle
+	t.Logf("built the Worker and started wrangler dev on %s in %v", dev.URL, time.Since(start).Round(time.Millisecond))
 
 	client := &http.Client{
 		Timeout:       30 * time.Second,

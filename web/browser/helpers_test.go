@@ -32,12 +32,16 @@ const (
 var (
 	siteOnce sync.Once
 	siteURL  string
+	siteDir  string // the built site, which the Worker tests serve through workerd too
 	siteErr  error
 	siteStop func()
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if workerStop != nil {
+		workerStop()
+	}
 	if siteStop != nil {
 		siteStop()
 	}
@@ -70,7 +74,7 @@ func serveSite(t *testing.T) string {
 			t.Logf("built the site in %.1fs; app.wasm is %.1f MiB", time.Since(start).Seconds(), float64(st.Size())/(1<<20))
 		}
 		srv := httptest.NewServer(site.Handler(dir)) // listens on 127.0.0.1
-		siteURL = srv.URL + "/"
+		siteURL, siteDir = srv.URL+"/", dir
 		siteStop = func() { srv.Close(); os.RemoveAll(dir) }
 	})
 	if siteErr != nil {
@@ -106,6 +110,14 @@ type page struct {
 func openPlayground(t *testing.T) *page {
 	t.Helper()
 	url := serveSite(t)
+	p := startBrowser(t)
+	p.open(url)
+	return p
+}
+
+// startBrowser starts a headless Chromium with one blank tab, recording its console.
+func startBrowser(t *testing.T) *page {
+	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
 		chromedp.Headless,
@@ -141,12 +153,17 @@ func openPlayground(t *testing.T) *page {
 			p.mu.Unlock()
 		}
 	}()
-	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatalf("open %s: %v", url, err)
+	return p
+}
+
+// open navigates the tab to url and waits until the playground's Run is enabled.
+func (p *page) open(url string) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Navigate(url)); err != nil {
+		p.t.Fatalf("open %s: %v", url, err)
 	}
 	p.waitFor("the engine to be ready", `(() => { const b = document.querySelector("#run");
 		return b !== null && !b.disabled; })()`, loadTimeout)
-	return p
 }
 
 // waitFor polls expr in the page until it is true. A page that renders continuously never lets DOM waits

@@ -169,6 +169,10 @@ func (s *State) Receive(env protocol.Envelope) {
 		return
 	}
 	s.Apply(m)
+	if m.Type == protocol.MessageBatch {
+		// Applied: the engine may post one more (protocol.MaxBatchesInFlight).
+		s.Env.Post(protocol.Request{Type: protocol.RequestAck, ID: m.ID})
+	}
 }
 
 // Apply applies one message from the engine. Messages about a run other than the current one are old news

@@ -25,7 +25,16 @@ const (
 	RequestPause  = "pause"
 	RequestResume = "resume"
 	RequestStep   = "step"
+	// RequestAck says the page has applied one more batch of the run it names. The engine keeps at most
+	// MaxBatchesInFlight batches unacknowledged, so the page is never far behind the engine: a pause holds
+	// the view within that many batches of the click, and a slow page slows the run instead of queueing it.
+	RequestAck = "ack"
 )
+
+// MaxBatchesInFlight is how many batches the engine posts ahead of the page's acknowledgements. Each is at
+// about 50 ms of work (runner.FlushEvery) or 2,000 rows, so four keep the pipe full while the page applies
+// one, without a backlog.
+const MaxBatchesInFlight = 4
 
 // Message types, engine → page.
 const (

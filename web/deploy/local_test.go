@@ -1,0 +1,68 @@
+package deploy
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/joinlab/joinlab/web/site"
+)
+
+func TestStripComments(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a": 1} // end`, `{"a": 1} `},
+		{"// head\n{\"a\": 1}", "\n{\"a\": 1}"},
+		{`{"url": "https://example.invalid/x"}`, `{"url": "https://example.invalid/x"}`},
+		{`{"s": "a \" // b"} // c`, `{"s": "a \" // b"} `},
+		{"{/* one\ntwo */\"a\": 1}", "{\n\"a\": 1}"},
+		{`{"a": "/* not a comment */"}`, `{"a": "/* not a comment */"}`},
+		{`{"a": 1} /* unterminated`, `{"a": 1} `},
+		{`{"a": "unterminated`, `{"a": "unterminated`},
+	} {
+		if got := string(stripComments([]byte(tc.in))); got != tc.want {
+			t.Errorf("stripComments(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestLocalConfig checks that the scratch configuration is the module's own with only the paths moved.
+func TestLocalConfig(t *testing.T) {
+	root, err := site.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	data, err := LocalConfig(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Main              string  `json:"main"`
+		CompatibilityDate string  `json:"compatibility_date"`
+		Schema            *string `json:"$schema"`
+		Assets            struct {
+			Directory        string `json:"directory"`
+			NotFoundHandling string `json:"not_found_handling"`
+		} `json:"assets"`
+		KV []struct {
+			Binding string `json:"binding"`
+		} `json:"kv_namespaces"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if cfg.Main != filepath.Join(dir, "worker.mjs") || cfg.Assets.Directory != filepath.Join(dir, "site") {
+		t.Errorf("main %q, assets %q: want them in %s", cfg.Main, cfg.Assets.Directory, dir)
+	}
+	if cfg.Schema != nil {
+		t.Errorf("$schema %q kept; it names a path relative to the module root", *cfg.Schema)
+	}
+	if !strings.HasPrefix(cfg.CompatibilityDate, "20") || cfg.Assets.NotFoundHandling == "" {
+		t.Errorf("compatibility date %q, not_found_handling %q: not carried over from %s",
+			cfg.CompatibilityDate, cfg.Assets.NotFoundHandling, ConfigFile)
+	}
+	if len(cfg.KV) != 1 || cfg.KV[0].Binding != "KV" {
+		t.Errorf("KV namespaces %+v, want the one bound as KV", cfg.KV)
+	}
+}
