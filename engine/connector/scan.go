@@ -337,6 +337,7 @@ func (it *scanIter) send(ctx context.Context, req Request) (Page, error) {
 		it.details.Add(DetailRequestsOf+it.s.name, 1)
 		start := clock.Now()
 		page, err := it.s.conn.Query(ctx, req)
+		it.details.Max(trace.VirtualNanos, int64(clock.Now())) // a refused request took time too
 		if err == nil && page.Truncated && page.Rows() == 0 {
 			err = &TransientError{Reason: "truncated page with no rows"}
 		}
@@ -346,7 +347,6 @@ func (it *scanIter) send(ctx context.Context, req Request) (Page, error) {
 				"latency_ns": int64(clock.Now() - start)}})
 			it.details.Add(DetailBytesShipped, page.Bytes)
 			it.details.Add(DetailRowsScanned, int64(page.Rows()))
-			it.details.Max(trace.VirtualNanos, int64(clock.Now()))
 			return page, nil
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {

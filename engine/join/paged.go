@@ -79,6 +79,17 @@ type Paged struct {
 	hash     *Hash
 	lastRate pageRates
 	sizes    []int
+
+	// The thin page in hand, while its windows go through probe and refetch one after another.
+	thin         *column.Batch
+	thinCols     []string
+	thinKeys     []connector.OrderKey // the cursor columns of the page's phase
+	thinUse      int                  // the page's rows, without the look past the edge
+	thinPos      int                  // the first row not yet in a window
+	thinShort    bool
+	thinHeld     int64
+	windowOfPage int
+	windowKeys   int // keys of the next window while no row is out (0: pages are not cut into windows)
 }
 
 // PagedConfig is what the planner tells a paged join beyond the spec.
@@ -127,6 +138,9 @@ const (
 	ProbeResults trace.Kind = "probe_results"
 	// Refetched: page, window_from, window_to, keys, rows.
 	Refetched trace.Kind = "refetch"
+	// PageWindow: page, window, rows_from, rows_to (the page's rows [from, to)), keys, window_from, window_to,
+	// reason — a part of a thin page probed and re-fetched on its own, before the run's first row.
+	PageWindow trace.Kind = "page_window"
 )
 
 // Detail keys of the paged join.
@@ -158,6 +172,13 @@ const maxSlicesPerPage = 8
 // pageMemoryShare is the share of the memory budget one page's re-fetched rows may be planned to take: the
 // rest is for the probe rows, the hash table and the estimate being low.
 const pageMemoryShare = 0.25
+
+// firstWindowKeys and windowGrowth cut thin pages into windows while no row is out and the probe overflows a
+// response: one key, then four times the keys of the last window.
+const (
+	firstWindowKeys = 1
+	windowGrowth    = 4
+)
 
 type pagedState int
 
@@ -250,12 +271,14 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 			}
 			if err := p.nextPage(ctx); err != nil {
 				p.release()
+				p.dropThin()
 				return nil, fmt.Errorf("paged join: page %d: %w", p.page, err)
 			}
 		case pagedEmit:
 			b, err := p.hash.Next(ctx)
 			if err != nil {
 				p.release()
+				p.dropThin()
 				return nil, fmt.Errorf("paged join: page %d: %w", p.page, err)
 			}
 			if b == nil {
@@ -265,6 +288,9 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 			}
 			if b.N == 0 {
 				continue
+			}
+			if p.cfg.Limit >= 0 && p.emitted+int64(b.N) > p.cfg.Limit {
+				b = b.Slice(0, int(p.cfg.Limit-p.emitted)) // past the limit, a one-key window's matches are cut
 			}
 			p.emitted += int64(b.N)
 			p.lastRate.outRows += int64(b.N)
@@ -279,6 +305,7 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 }
 
 func (p *Paged) finish() {
+	p.dropThin()
 	p.state = pagedDone
 	p.details.Set(DetailPageSizes, append([]int(nil), p.sizes...))
 }
@@ -352,9 +379,20 @@ func valuesAny(vals []column.Value) any {
 	return out
 }
 
-// nextPage runs one page through thin, probe and refetch, leaving its join ready to emit; or, when the phase
-// has no rows left, moves to the next phase.
+// nextPage fetches the next thin page (or, when the phase has no rows left, moves to the next phase), or, when
+// a page is in hand, runs its next window through probe and refetch, leaving the window's join ready to emit.
 func (p *Paged) nextPage(ctx context.Context) error {
+	if p.thin == nil {
+		if err := p.fetchThin(ctx); err != nil || p.thin == nil {
+			return err
+		}
+	}
+	return p.nextWindow(ctx)
+}
+
+// fetchThin fetches one thin page of size+1 rows (the last only a look past the edge) and keeps it for its
+// windows; a page with no rows moves to the next phase instead.
+func (p *Paged) fetchThin(ctx context.Context) error {
 	p.page++
 	size, reason := p.sizeNext()
 	p.size = size
@@ -373,7 +411,6 @@ func (p *Paged) nextPage(ctx context.Context) error {
 		phaseName = "null_sort"
 	}
 
-	// Thin page: size+1 rows, the last only a look past the edge.
 	var page connector.Page
 	limit := size + 1
 	for {
@@ -407,22 +444,17 @@ func (p *Paged) nextPage(ctx context.Context) error {
 		return nil
 	}
 	use := n
-	short := !page.Truncated && n < limit
 	if !page.Truncated && n > size {
 		use = size
 	}
-	if err := p.grow("a thin page", page.Batch.Bytes()); err != nil {
+	if err := p.budget.Grow("a thin page", page.Batch.Bytes()); err != nil {
 		return err
 	}
+	p.thin, p.thinCols, p.thinKeys, p.thinUse, p.thinPos = page.Batch, thinCols, keys, use, 0
+	p.thinShort = !page.Truncated && n < limit
+	p.thinHeld = page.Batch.Bytes()
 	thin := page.Batch
-	cursorOf := func(i int) []column.Value {
-		out := make([]column.Value, len(keys))
-		for k, key := range keys {
-			out[k] = thin.Cols[indexOfName(thinCols, key.Column)].Value(i)
-		}
-		return out
-	}
-	last := cursorOf(use - 1)
+	last := p.tupleAt(use - 1)
 	p.sizes = append(p.sizes, size)
 	p.details.Add(DetailPages, 1)
 	if use < n && len(keys) == 2 {
@@ -436,29 +468,87 @@ func (p *Paged) nextPage(ctx context.Context) error {
 	}
 	pageKeys := dynfilter.Distinct(thin.Cols[keyAt].Slice(0, use), use)
 	p.emit(PageFetched, map[string]any{"page": p.page, "rows": use, "bytes": page.Bytes, "distinct_keys": len(pageKeys),
-		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": short})
+		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": p.thinShort})
 	p.lastRate.thinRows += int64(use)
 	p.lastRate.thinBytes += page.Bytes * int64(use) / int64(n)
 	p.lastRate.keys += int64(len(pageKeys))
+	return nil
+}
 
-	// Probe: the page's keys as a dynamic filter on the other side.
-	probeTab, matched, err := p.probeKeys(ctx, pageKeys)
+// tupleAt is the cursor tuple of the current thin page's row i.
+func (p *Paged) tupleAt(i int) []column.Value {
+	out := make([]column.Value, len(p.thinKeys))
+	for k, key := range p.thinKeys {
+		out[k] = p.thin.Cols[indexOfName(p.thinCols, key.Column)].Value(i)
+	}
+	return out
+}
+
+// nextWindow probes and re-fetches the current thin page's next window — its rows [thinPos, end) — and leaves
+// the window's join ready to emit. A page is one window, unless its keys match more probe rows than one
+// response carries while the consumer is waiting (for the first row, or for the rest of take N): then the
+// rows would wait for every page of the probe (a page whose 40 keys match 45,000 detections waits for ten full
+// responses, though take 100 needs the matches of two or three rows). Windowing then starts: the probe's first
+// response is dropped, and windows are cut by distinct keys in page order — the first holds the first row's
+// key alone, each later one windowGrowth times the keys of the last (carried across pages) — so rows wait
+// only for their own matches, and take N stops after the windows it needs. Once nobody waits (a run without
+// take, after its first row), the rest of the page is one window again: the fewest requests. Cost of the
+// switch: the one dropped probe response, and a round trip per window (logarithmic in the page's keys).
+func (p *Paged) nextWindow(ctx context.Context) error {
+	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
+	start, end := p.thinPos, p.thinUse
+	windowing := p.waiting() && p.windowKeys > 0
+	if windowing {
+		end = cutAfterKeys(keyVec, start, p.thinUse, p.windowKeys)
+	}
+	from, to := p.cursor, p.tupleAt(end-1)
+	keys := dynfilter.Distinct(keyVec.Slice(start, end), end-start)
+	if windowing {
+		p.emit(PageWindow, map[string]any{"page": p.page, "window": p.windowOfPage + 1, "rows_from": start, "rows_to": end,
+			"keys": len(keys), "window_from": valuesAny(from), "window_to": valuesAny(to),
+			"reason": fmt.Sprintf("no row out yet: the next %d keys in page order are probed on their own", p.windowKeys)})
+		p.windowKeys *= windowGrowth
+	}
+	var stop stopAt
+	switch {
+	case !p.waiting():
+	case len(keys) > 1:
+		stop.firstOnly = true
+	case p.cfg.Limit >= 0:
+		// One key: the window's first row takes its matches in the probe's order, so the first rows still
+		// wanted are the first that many matches; Next emits no row past the limit.
+		stop.most = int(p.cfg.Limit - p.emitted)
+	}
+	probeTab, matched, err := p.probeKeys(ctx, keys, stop)
+	var full *responseFull
+	if errors.As(err, &full) {
+		p.release()
+		what := "the page's"
+		if windowing {
+			what = "the window's"
+		}
+		p.windowKeys = firstWindowKeys
+		p.emit(PageWindow, map[string]any{"page": p.page, "window": 0, "rows_from": start, "rows_to": end, "keys": len(keys),
+			"reason": fmt.Sprintf("%s %d keys match more than one probe response (%d rows): keys go a few at a time, in page order, from %d again", what, len(keys), full.rows, firstWindowKeys)})
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-
-	// Re-fetch: full rows of the window (cursor, last] whose key matched.
-	from := p.cursor
 	var pagedTab *column.Table
 	if len(matched) > 0 {
-		if pagedTab, err = p.refetch(ctx, from, last, matched); err != nil {
+		if pagedTab, err = p.refetch(ctx, from, to, matched); err != nil {
 			return err
 		}
 	}
-	p.cursor = last
-	if short {
-		p.phase++
-		p.cursor = nil
+	p.cursor, p.thinPos = to, end
+	p.windowOfPage++
+	if end == p.thinUse {
+		if p.thinShort {
+			p.phase++
+			p.cursor = nil
+		}
+		p.dropThin()
 	}
 	if pagedTab == nil || pagedTab.N == 0 {
 		p.release()
@@ -470,8 +560,40 @@ func (p *Paged) nextPage(ctx context.Context) error {
 	return nil
 }
 
+// waiting says the consumer is still waiting for rows it was promised soon: the first row, or, under take N,
+// any of the N.
+func (p *Paged) waiting() bool {
+	return p.emitted == 0 || (p.cfg.Limit >= 0 && p.emitted < p.cfg.Limit)
+}
+
+// cutAfterKeys is the end of the window that starts at row start of v and holds at most target distinct keys:
+// the first row whose key would be the window's (target+1)th, or n. Rows sharing a key never straddle the cut
+// unless other keys come between them.
+func cutAfterKeys(v *column.Vector, start, n, target int) int {
+	seen := map[string]bool{}
+	var buf []byte
+	for i := start; i < n; i++ {
+		buf = column.AppendKey(buf[:0], v, i)
+		if seen[string(buf)] {
+			continue
+		}
+		if len(seen) == target {
+			return i
+		}
+		seen[string(buf)] = true
+	}
+	return n
+}
+
+// dropThin releases the current thin page.
+func (p *Paged) dropThin() {
+	p.budget.Shrink(p.thinHeld)
+	p.thin, p.thinHeld, p.windowOfPage = nil, 0, 0
+}
+
 // probeKeys fetches the probe side's rows whose key is one of keys, split to the probe connector's caps.
-func (p *Paged) probeKeys(ctx context.Context, keys []column.Value) (*column.Table, []column.Value, error) {
+// stop bounds the first slice's answer (see stopAt).
+func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt) (*column.Table, []column.Value, error) {
 	r := p.probe.r
 	cols := fetchColumns(r)
 	order := r.Info.Key
@@ -490,9 +612,12 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value) (*column.Tab
 		return nil, nil, err
 	}
 	p.traceSplit("probe", r.Name, len(keys), f)
-	for _, s := range f.Slices {
+	for i, s := range f.Slices {
+		if i > 0 {
+			stop = stopAt{}
+		}
 		in := connector.In{Column: r.keyColumn(), Values: s.Values}
-		t, err := p.probe.complete(ctx, p.probe.where(in), cols, order, order, "probe")
+		t, err := p.probe.complete(ctx, p.probe.where(in), cols, order, order, "probe", stop)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -534,7 +659,7 @@ func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []
 	p.traceSplit("refetch", r.Name, len(matched), f)
 	out := column.NewTable(schemaOf(cols, r.Info.Schema))
 	for _, s := range f.Slices {
-		t, err := p.paged.complete(ctx, and(window, connector.In{Column: p.keyCol, Values: s.Values}), cols, order, keyset, "refetch")
+		t, err := p.paged.complete(ctx, and(window, connector.In{Column: p.keyCol, Values: s.Values}), cols, order, keyset, "refetch", stopAt{})
 		if err != nil {
 			return nil, err
 		}

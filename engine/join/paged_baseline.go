@@ -70,7 +70,7 @@ func (b *baselineJoin) Next(ctx context.Context) (*column.Batch, error) {
 			return nil, err
 		}
 		key := rows.Schema.Index(p.keyCol)
-		probeTab, _, err := p.probeKeys(ctx, dynfilter.Distinct(rows.Cols[key], rows.N))
+		probeTab, _, err := p.probeKeys(ctx, dynfilter.Distinct(rows.Cols[key], rows.N), stopAt{})
 		if err != nil {
 			p.release()
 			return nil, fmt.Errorf("%s: page %d: %w", b.name, p.page, err)

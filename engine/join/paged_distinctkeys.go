@@ -74,7 +74,7 @@ func NewDistinctKeys(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 		}
 		out := column.NewTable(schemaOf(cols, r.Info.Schema))
 		for _, s := range f.Slices {
-			t, err := p.paged.complete(ctx, p.paged.where(p.phaseWhere(), connector.In{Column: p.keyCol, Values: s.Values}), cols, order, order, "key rows")
+			t, err := p.paged.complete(ctx, p.paged.where(p.phaseWhere(), connector.In{Column: p.keyCol, Values: s.Values}), cols, order, order, "key rows", stopAt{})
 			if err != nil {
 				return nil, false, err
 			}

@@ -114,6 +114,7 @@ func (f *fetcher) send(ctx context.Context, req connector.Request, purpose strin
 		f.details.Add(connector.DetailRequestsOf+f.r.Name, 1)
 		start := f.now()
 		page, err := f.r.Conn.Query(ctx, req)
+		f.details.Max(trace.VirtualNanos, int64(f.now())) // a refused request took time too
 		if err == nil && page.Truncated && page.Rows() == 0 {
 			err = &connector.TransientError{Reason: "truncated page with no rows"}
 		}
@@ -126,7 +127,6 @@ func (f *fetcher) send(ctx context.Context, req connector.Request, purpose strin
 				"latency_ns": int64(f.now() - start)}})
 			f.details.Add(connector.DetailBytesShipped, page.Bytes)
 			f.details.Add(connector.DetailRowsScanned, int64(page.Rows()))
-			f.details.Max(trace.VirtualNanos, int64(f.now()))
 			if page.Batch == nil {
 				page.Batch = emptyBatch(req.Columns, f.r.Info.Schema)
 			}
@@ -191,10 +191,13 @@ func emptyBatch(cols []string, schema column.Schema) *column.Batch {
 // past the last row while pages come back full or truncated, and halving the request after a too-large answer.
 // keyset are the order's columns the continuation compares (order minus columns known to be null). cols must
 // contain every keyset column. No row limit is asked of the answer as a whole: this is how a re-fetch gets every
-// twin of a tie group.
-func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols []string, order, keyset []connector.OrderKey, purpose string) (*column.Table, error) {
+// twin of a tie group. stop may end it early.
+func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
 	caps := f.r.Conn.Caps()
 	limit := caps.MaxRows
+	if stop.most > 0 && (limit == 0 || stop.most < limit) {
+		limit = stop.most
+	}
 	pos := make([]int, len(keyset))
 	for i, k := range keyset {
 		pos[i] = indexOfName(cols, k.Column)
@@ -225,16 +228,38 @@ func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", purpose, err)
 		}
-		out.Append(page.Batch)
 		n := page.Rows()
 		if n == 0 || (!page.Truncated && (limit == 0 || n < limit)) {
+			out.Append(page.Batch)
 			return out, nil
 		}
+		if stop.most > 0 && out.N+n >= stop.most {
+			out.Append(page.Batch.Slice(0, stop.most-out.N))
+			return out, nil
+		}
+		if stop.firstOnly {
+			return nil, &responseFull{rows: n}
+		}
+		out.Append(page.Batch)
 		cursor = make([]column.Value, len(pos))
 		for i, p := range pos {
 			cursor[i] = page.Batch.Cols[p].Value(n - 1)
 		}
 	}
+}
+
+// stopAt ends complete early: after the first most rows in the order (0: every row), or, with firstOnly, with a
+// *responseFull instead of a second request when the first response is full.
+type stopAt struct {
+	most      int
+	firstOnly bool
+}
+
+// responseFull is complete's answer when its first response came back full and only one was wanted.
+type responseFull struct{ rows int }
+
+func (e *responseFull) Error() string {
+	return fmt.Sprintf("the first response is full (%d rows)", e.rows)
 }
 
 // filter splits keys to fit this remote's caps for requests shaped like tmpl (its Where is and'ed with each
