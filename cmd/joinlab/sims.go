@@ -90,7 +90,7 @@ func behindProfiles(ctx context.Context, sources map[string]source.Source, specs
 		if err != nil {
 			return fmt.Errorf("--profile %s: reading the source: %w", name, err)
 		}
-		mem := dataset.NewMemTable(connector.TableInfo{Name: name, Schema: schema}, table)
+		mem := dataset.NewFileTable(name, schema, table)
 		svc, err := service.New(p, clk, seed, mem)
 		if err != nil {
 			return fmt.Errorf("--profile %s: %w", name, err)

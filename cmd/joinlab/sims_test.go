@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +70,40 @@ func TestSimsListsScenariosAndProfiles(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("joinlab sims does not mention %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestProfilePagesALongFile serves a file of more rows than one teaching response carries (50): the scan pages
+// through it by its hidden row number instead of failing on the cap, and no row is lost or doubled.
+func TestProfilePagesALongFile(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 173; i++ {
+		fmt.Fprintf(&b, "{\"id\":%d,\"name\":\"u%d\"}\n", i, i%7)
+	}
+	file := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stats := filepath.Join(t.TempDir(), "s.json")
+	q := `@Long | summarize n = count(), s = sum(id), d = dcount(id)`
+	code, out, stderr := runCmd(t, "", "query", "--source", "Long="+file, "--profile", "Long=teaching", "--stats", stats, q)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := `{"n":173,"s":14878,"d":173}`; strings.TrimSpace(out) != want {
+		t.Fatalf("got %s, want %s", out, want)
+	}
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Requests int64 `json:"requests"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Requests != 4 { // ⌈173 / 50⌉ pages
+		t.Fatalf("requests = %d, want 4 pages of at most 50 rows: %s", st.Requests, data)
 	}
 }

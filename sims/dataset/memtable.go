@@ -99,3 +99,21 @@ func orderCompare(x, y column.Value) int {
 	c, _ := expr.Compare(x, y)
 	return c
 }
+
+// RowColumn is the hidden column a file table gets for its row number (0-based, in file order): the one order
+// in which no two rows of a user's file tie, so a scan can page through it by keyset.
+const RowColumn = "_row"
+
+// NewFileTable serves the rows of a user's file (already parsed) as a table named name, with a hidden
+// RowColumn as its key, so that a scan behind a profile's row cap pages through the file instead of asking
+// for it in one request.
+func NewFileTable(name string, schema column.Schema, t *column.Table) *MemTable {
+	rows := column.NewVector(column.Long, t.N)
+	for i := 0; i < t.N; i++ {
+		rows.AppendInt(int64(i))
+	}
+	schema = append(append(column.Schema(nil), schema...), column.Field{Name: RowColumn, Type: column.Long, Hidden: true})
+	cols := append(append([]*column.Vector(nil), t.Cols...), rows)
+	withRows := &column.Table{Schema: schema, Cols: cols, N: t.N}
+	return NewMemTable(connector.TableInfo{Name: name, Schema: schema, Key: []connector.OrderKey{{Column: RowColumn}}}, withRows)
+}
