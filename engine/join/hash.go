@@ -333,13 +333,6 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 				return nil, err
 			}
 			h.prow, h.chain = 0, -1
-			if h.agg != nil && h.agg.byChain {
-				if err := h.agg.probeChains(h); err != nil {
-					return nil, err
-				}
-				h.prow = h.pb.N
-				continue
-			}
 		}
 		for ; h.prow < h.pb.N; h.prow++ {
 			i := int32(h.prow)

@@ -23,18 +23,18 @@ type PairAgg struct {
 //
 // Two paths, chosen once from the aggregates and the kind:
 //
-//	rows    the join runs as usual; every output batch's row indexes (probe row, build row, -1 for a
-//	        null-extended side) are folded into the aggregates before any column is gathered
-//	chains  when the probe side emits pairs and every sum is over int64 values, each probe row adds its
-//	        chain as a whole: the chain's length, and for build-side sums the chain's sum, computed once per
-//	        key the first time a probe row finds it. Output pairs are counted, never enumerated, so a key with
-//	        1,000 build rows and 1.5M probe rows costs 1.5M steps, not 1.5G.
+//	radix   when the kind emits pairs (not semi or anti) and every sum is over int64 values: the order rows
+//	        are added in does not matter, so the join is folded per key over radix partitions that fit the
+//	        cache (radix_aggregate.go). Output pairs are counted, never enumerated, so a key with 1,000 build
+//	        rows and 1.5M probe rows costs 1.5M steps, not 1.5G.
+//	rows    otherwise the hash join runs as usual; every output batch's row indexes (probe row, build row, -1
+//	        for a null-extended side) are folded into the aggregates before any column is gathered
 //
-// Memory: the hash join's, plus for the chains path 4 bytes a build row and 12 bytes a build row per
-// build-side sum, held only once a chain longer than one row is found. Real sums take the rows path because
+// Memory: the radix path's (see radixAggregate), or the hash join's. Real sums take the rows path because
 // floating-point addition is not associative: a different order could change the last bits of the result.
 type HashAggregate struct {
 	h      *Hash
+	radix  *radixAggregate // the radix path; nil takes the rows path
 	schema column.Schema
 	done   bool
 }
@@ -48,7 +48,8 @@ func NewHashAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bud
 		return nil, fmt.Errorf("hash aggregate: %d aggregates for %d result columns", len(aggs), len(schema))
 	}
 	h := NewHash(spec, left, right, buildLeft, budget)
-	a := &pairAggregator{byChain: !h.ps.semi && !h.ps.anti && !h.bs.semi && !h.bs.anti}
+	a := &pairAggregator{}
+	radix := !h.ps.semi && !h.ps.anti && !h.bs.semi && !h.bs.anti
 	for _, p := range aggs {
 		t := aggTarget{sum: p.Sum}
 		if p.Sum {
@@ -58,7 +59,7 @@ func NewHashAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bud
 			switch typ := spec.Schema[p.Col].Type; typ {
 			case column.Long, column.Timespan:
 			case column.Real:
-				t.real, a.byChain = true, false
+				t.real, radix = true, false
 			default:
 				return nil, fmt.Errorf("hash aggregate: sum over %s column %s", typ, spec.Schema[p.Col].Name)
 			}
@@ -71,7 +72,11 @@ func NewHashAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bud
 		a.aggs = append(a.aggs, t)
 	}
 	h.agg = a
-	return &HashAggregate{h: h, schema: schema}, nil
+	op := &HashAggregate{h: h, schema: schema}
+	if radix {
+		op.radix = newRadixAggregate(h, a.aggs)
+	}
+	return op, nil
 }
 
 // outputSource finds the input column behind join output column o: its side and index, or -1.
@@ -96,7 +101,7 @@ func (a *HashAggregate) Next(ctx context.Context) (*column.Batch, error) {
 	if a.done {
 		return nil, nil
 	}
-	for {
+	for a.radix == nil {
 		b, err := a.h.Next(ctx)
 		if err != nil {
 			return nil, err
@@ -106,6 +111,11 @@ func (a *HashAggregate) Next(ctx context.Context) (*column.Batch, error) {
 		}
 		if b.N != 0 {
 			return nil, fmt.Errorf("hash aggregate: the join emitted %d rows in aggregate mode", b.N)
+		}
+	}
+	if a.radix != nil {
+		if err := a.radix.run(ctx); err != nil {
+			return nil, err
 		}
 	}
 	a.done = true
@@ -130,17 +140,9 @@ func (a *HashAggregate) Next(ctx context.Context) (*column.Batch, error) {
 // aggregatedBatch is what a hash join in aggregate mode returns in place of an output batch.
 var aggregatedBatch = column.NewBatch(nil, 0)
 
-// pairAggregator is the running state of a HashAggregate inside its hash join.
+// pairAggregator is the running state of a HashAggregate's rows path inside its hash join.
 type pairAggregator struct {
-	aggs    []aggTarget
-	byChain bool // the chains path (see HashAggregate)
-
-	mult []int64 // per probe row of the current batch: how many output rows it makes
-	// Per build row heading a chain longer than one row, filled the first time a probe finds it: the chain's
-	// rows (0: not yet walked) and, per aggregate, the sum and non-null count of its build-side values.
-	chainRows []int32
-	chainSums [][]int64
-	chainVals [][]int32
+	aggs []aggTarget
 }
 
 // aggTarget is one aggregate: what it reads and its running value.
@@ -194,126 +196,4 @@ func (a *pairAggregator) addRows(h *Hash, pb *column.Batch, pidx, bidx []int32) 
 			}
 		}
 	}
-}
-
-// probeChains folds the whole current probe batch of h into the aggregates by chains (see HashAggregate).
-func (a *pairAggregator) probeChains(h *Hash) error {
-	n := h.pb.N
-	heads := h.heads[:n]
-	a.mult = a.mult[:0]
-	var total int64
-	for _, head := range heads {
-		var m int64
-		switch {
-		case head == dropped:
-		case head < 0:
-			if h.ps.unmatched {
-				m = 1
-			}
-		case head&chainMore == 0:
-			m = 1
-			if h.matched != nil {
-				h.matched[head] = true
-			}
-		default:
-			r := head &^ chainMore
-			if a.chainRows == nil || a.chainRows[r] == 0 {
-				if err := a.walkChain(h, r); err != nil {
-					return err
-				}
-			}
-			m = int64(a.chainRows[r])
-			if h.matched != nil && !h.matched[r] {
-				h.markChain(head)
-			}
-		}
-		a.mult = append(a.mult, m)
-		total += m
-	}
-	for k := range a.aggs {
-		t := &a.aggs[k]
-		switch {
-		case !t.sum:
-			t.n += total
-		case t.fromProbe:
-			v := h.pb.Cols[t.col]
-			for i, m := range a.mult {
-				if m == 0 || v.IsNull(i) {
-					continue
-				}
-				t.n += m
-				t.i += v.Ints[i] * m // wraps exactly as m additions would
-			}
-		default:
-			v := h.table.Cols[t.col]
-			for _, head := range heads {
-				if head < 0 {
-					continue
-				}
-				r := head &^ chainMore
-				if head&chainMore != 0 {
-					t.n += int64(a.chainVals[k][r])
-					t.i += a.chainSums[k][r]
-					continue
-				}
-				if !v.IsNull(int(r)) {
-					t.n++
-					t.i += v.Ints[r]
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// chainStatBytes is what the chain statistics take per build row: its length, and per build-side sum an int64
-// sum and an int32 count.
-const (
-	chainRowsBytes = 4
-	chainSumBytes  = 12
-)
-
-// walkChain computes the length and build-side sums of the chain starting at build row r.
-func (a *pairAggregator) walkChain(h *Hash, r int32) error {
-	if a.chainRows == nil {
-		rows := h.table.N
-		size := int64(rows) * chainRowsBytes
-		for _, t := range a.aggs {
-			if t.sum && !t.fromProbe {
-				size += int64(rows) * chainSumBytes
-			}
-		}
-		if err := h.budget.Grow("the hash aggregate's chain sums", size); err != nil {
-			return fmt.Errorf("hash aggregate: %w", err)
-		}
-		h.held += size
-		a.chainRows = make([]int32, rows)
-		a.chainSums, a.chainVals = make([][]int64, len(a.aggs)), make([][]int32, len(a.aggs))
-		for k, t := range a.aggs {
-			if t.sum && !t.fromProbe {
-				a.chainSums[k], a.chainVals[k] = make([]int64, rows), make([]int32, rows)
-			}
-		}
-	}
-	var length int32
-	for x := r; x >= 0; x = h.next[x] {
-		length++
-	}
-	a.chainRows[r] = length
-	for k, t := range a.aggs {
-		if !t.sum || t.fromProbe {
-			continue
-		}
-		v := h.table.Cols[t.col]
-		var s int64
-		var vals int32
-		for x := r; x >= 0; x = h.next[x] {
-			if !v.IsNull(int(x)) {
-				s += v.Ints[x]
-				vals++
-			}
-		}
-		a.chainSums[k][r], a.chainVals[k][r] = s, vals
-	}
-	return nil
 }

@@ -29,10 +29,44 @@ func pairAggs(spec *Spec) ([]PairAgg, []exec.Agg, column.Schema) {
 	return pa, ea, schema
 }
 
+// aggPaths are the ways a HashAggregate can run, each forced so it runs on every kind and aggregate it can
+// serve: the rows path with output batches cut at 4096 rows and at 3, and the radix path with the partitions it
+// chooses, with 8 partitions, and with 8 partitions when the probe side stops being held after one batch and
+// after none (the fallback to looking rows up in every partition's table).
+var aggPaths = []struct {
+	name                     string
+	rows                     bool
+	maxOut                   int
+	radixBits, bufferBatches int
+}{
+	{name: "rows", rows: true, maxOut: outRows},
+	{name: "rows-out3", rows: true, maxOut: 3},
+	{name: "radix", radixBits: -1, bufferBatches: -1},
+	{name: "radix-8parts", radixBits: 3, bufferBatches: -1},
+	{name: "radix-8parts-hold1", radixBits: 3, bufferBatches: 1},
+	{name: "radix-8parts-hold0", radixBits: 3, bufferBatches: 0},
+	{name: "radix-1part", radixBits: 0, bufferBatches: -1},
+}
+
+// forcePath makes a run path p, reporting false when a cannot take it (the radix path on real sums or a semi
+// or anti kind).
+func forcePath(a *HashAggregate, p int) bool {
+	path := aggPaths[p]
+	a.h.maxOut = path.maxOut
+	if path.rows {
+		a.radix = nil
+		return true
+	}
+	if a.radix == nil {
+		return false
+	}
+	a.radix.forceBits, a.radix.bufferBatches = path.radixBits, path.bufferBatches
+	return true
+}
+
 // TestHashAggregateMatchesSummarize checks the aggregate mode of the hash join against summarize over the
-// nested-loop oracle's output, for every kind and input shape, both build sides, every batch size, output
-// batches cut at 3 rows, and both the chains path and the rows path (forced, so it also runs on the kinds and
-// aggregates that would take the chains path).
+// nested-loop oracle's output, for every kind and input shape, both build sides, every batch size and every
+// path (aggPaths).
 func TestHashAggregateMatchesSummarize(t *testing.T) {
 	for ci, c := range cases() {
 		seed := uint64(2000 + ci)
@@ -51,21 +85,18 @@ func TestHashAggregateMatchesSummarize(t *testing.T) {
 				want, _ := rowsOf(t, oracle)
 				for _, size := range batchSizes {
 					for _, buildLeft := range []bool{false, true} {
-						for _, maxOut := range []int{outRows, 3} {
-							for _, rows := range []bool{false, true} {
-								a, err := NewHashAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), pa, schema)
-								if err != nil {
-									t.Fatal(err)
-								}
-								a.h.maxOut = maxOut
-								if rows {
-									a.h.agg.byChain = false
-								}
-								got, _ := rowsOf(t, a)
-								if !slices.Equal(got, want) {
-									t.Fatalf("batch=%d buildLeft=%v maxOut=%d rowsPath=%v: hash aggregate gave %v, summarize over the oracle %v",
-										size, buildLeft, maxOut, rows, got, want)
-								}
+						for p := range aggPaths {
+							a, err := NewHashAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), pa, schema)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if !forcePath(a, p) {
+								continue
+							}
+							got, _ := rowsOf(t, a)
+							if !slices.Equal(got, want) {
+								t.Fatalf("batch=%d buildLeft=%v path=%s: hash aggregate gave %v, summarize over the oracle %v",
+									size, buildLeft, aggPaths[p].name, got, want)
 							}
 						}
 					}
@@ -75,9 +106,9 @@ func TestHashAggregateMatchesSummarize(t *testing.T) {
 	}
 }
 
-// TestHashAggregateChainSums checks the chains path where it counts pairs it never enumerates: one key with
-// many rows on both sides, build-side values with nulls, and sums that overflow int64 (they must wrap exactly
-// as adding each pair would).
+// TestHashAggregateChainSums checks the radix path where it counts pairs it never enumerates: one key with
+// many rows on both sides, values with nulls on both sides, and sums that overflow int64 (they must wrap exactly
+// as adding each pair would), on every radix variant of aggPaths.
 func TestHashAggregateChainSums(t *testing.T) {
 	mk := func(rows int, val func(i int) (int64, bool)) *column.Table {
 		tab := column.NewTable(column.Schema{{Name: "k", Type: column.Long}, {Name: "v", Type: column.Long}})
@@ -103,15 +134,20 @@ func TestHashAggregateChainSums(t *testing.T) {
 		want, _ := rowsOf(t, exec.NewSummarize(NewNestedLoop(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, memory.NewBudget(0)),
 			schema, nil, ea, memory.NewBudget(0)))
 		for _, buildLeft := range []bool{false, true} {
-			a, err := NewHashAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0), pa, schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !a.h.agg.byChain {
-				t.Fatalf("%s: expected the chains path", kind)
-			}
-			if got, _ := rowsOf(t, a); !slices.Equal(got, want) {
-				t.Fatalf("%s buildLeft=%v: hash aggregate gave %v, summarize over the oracle %v", kind, buildLeft, got, want)
+			for p, path := range aggPaths {
+				if path.rows {
+					continue
+				}
+				a, err := NewHashAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0), pa, schema)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !forcePath(a, p) {
+					t.Fatalf("%s: expected the radix path", kind)
+				}
+				if got, _ := rowsOf(t, a); !slices.Equal(got, want) {
+					t.Fatalf("%s buildLeft=%v path=%s: hash aggregate gave %v, summarize over the oracle %v", kind, buildLeft, path.name, got, want)
+				}
 			}
 		}
 	}

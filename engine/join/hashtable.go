@@ -48,15 +48,19 @@ func newIntTable(n int) *intTable {
 	return &intTable{slots: make([]intSlot, slots), mask: uint64(slots - 1), shift: 64 - bits}
 }
 
-// slot is the first slot to try for k. Two multiply-xorshift rounds mix every key bit into the top bits the
-// slot is taken from; a single Fibonacci multiply clusters keys that are themselves multiples of a constant
-// (measured: 20x slower probes on such keys), and linear probing punishes clusters.
-func (t *intTable) slot(k int64) uint64 {
+// slot is the first slot to try for k: the top bits of intHash.
+func (t *intTable) slot(k int64) uint64 { return intHash(k) >> t.shift }
+
+// intHash mixes every bit of k into the top bits of the result, where tables take slots (and radix joins
+// partitions) from. Two multiply-xorshift rounds before the last multiply: a single Fibonacci multiply clusters
+// keys that are themselves multiples of a constant (measured: 20x slower probes on such keys), and linear
+// probing punishes clusters.
+func intHash(k int64) uint64 {
 	x := uint64(k) * 0x9E3779B97F4A7C15
 	x ^= x >> 32
 	x *= 0xD6E8FEB86659FD93
 	x ^= x >> 32
-	return (x * 0x9E3779B97F4A7C15) >> t.shift
+	return x * 0x9E3779B97F4A7C15
 }
 
 // pushFront makes row the head of k's chain, linking the old head behind it. With unique, a key already present

@@ -70,8 +70,15 @@ type hashedKey struct {
 
 // hash prepares k for a lookup or an insert.
 func (t *keyTable) hash(k string) hashedKey {
-	w0, w1 := keyWords(k)
-	h := uint64(len(k))*0x9E3779B97F4A7C15 ^ w0
+	h, w0, w1 := strHash(k)
+	return hashedKey{s: k, w0: w0, w1: w1, tag: uint32(h), slot: (h * 0x9E3779B97F4A7C15) >> t.shift}
+}
+
+// strHash returns the hash of k, every bit of which depends on every byte of k, and k's first 16 bytes as two
+// words (see keyWords). It reads k once, 8 bytes at a time.
+func strHash(k string) (h, w0, w1 uint64) {
+	w0, w1 = keyWords(k)
+	h = uint64(len(k))*0x9E3779B97F4A7C15 ^ w0
 	h = (h ^ h>>29) * 0xBF58476D1CE4E5B9
 	h ^= w1
 	h = (h ^ h>>32) * 0x94D049BB133111EB
@@ -79,8 +86,7 @@ func (t *keyTable) hash(k string) hashedKey {
 		h ^= tailWord(k[i:])
 		h = (h ^ h>>32) * 0x94D049BB133111EB
 	}
-	h ^= h >> 31
-	return hashedKey{s: k, w0: w0, w1: w1, tag: uint32(h), slot: (h * 0x9E3779B97F4A7C15) >> t.shift}
+	return h ^ h>>31, w0, w1
 }
 
 // keyWords returns the first 16 bytes of k as two little-endian words, zero-padded.

@@ -1,0 +1,645 @@
+package join
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// radixAggregate is HashAggregate's path when every aggregate is count() or an integer sum and the kind emits
+// pairs (inner, innerunique, the outer kinds): the join is folded into the aggregates per key, and both sides
+// are radix-partitioned on the key's hash so that each partition's table fits the L2 cache.
+//
+// Integer sums and counts do not depend on the order rows are added in (addition wraps, and wraps the same in
+// any order), so the rows of a key can be folded in any order. Per distinct build key the table holds the key,
+// its build rows and, per build-side sum, the sum of their values; a probe row that finds its key adds that many
+// output rows, its own values times that many, and the key's build sums.
+//
+//	build    read the build side (held as its batches), choose 2^bits partitions so a partition's table is
+//	         about radixPartitionBytes, copy each row's key and summed values into its partition, drop the batches
+//	probe    copy each probe row's key and summed values into its partition, while the budget allows
+//	fold     per partition: build its table (in cache), probe its rows against it, fold the build keys no probe
+//	         row found (outer kinds), clear the table for the next partition
+//
+// When the probe side does not fit the budget (or there is one partition, where partitioning gains nothing), the
+// tables of every partition are built and kept, the probe rows held so far are folded, and the rest of the
+// probe side is looked up batch by batch, one random table access per row as in the plain hash join.
+//
+// Rows of one partition keep their input order, so "first row" rules still hold: innerunique building on the
+// left keeps a key's first build row, and probing with the left folds only a key's first probe row.
+//
+// Memory: the build batches until they are partitioned; then 8 bytes a row per key word (1 for int64 keys;
+// hash, length and the first 16 bytes for any other key) and per summed value, for every build row and every
+// held probe row; and tables of 8 bytes a slot per key word, meta word and build-side sum, two to four slots a
+// build row of a partition — one partition's table at a time, or all of them when the probe side is not held.
+// Keys longer than 16 bytes are also kept by reference. Cost: one pass over each side, each row's key and
+// summed values copied once into its partition, and table accesses that stay in cache.
+type radixAggregate struct {
+	spec         *Spec
+	build, probe exec.Operator
+	bkeys, pkeys []int
+	budget       *memory.Budget
+	held         int64
+	bs, ps       side
+	uniqueBuild  bool // innerunique building on the left: a key keeps its first build row
+	dedupe       bool // innerunique probing with the left: a key's first probe row alone joins
+	mark         bool // a found key is marked matched (outer build side, or dedupe)
+	strKeys      bool // the key is not one int64: rows carry its hash, length and first 16 bytes
+
+	// The aggregates: pairs counts output rows; bsum and psum are the sums over build-side and probe-side
+	// columns (bcols, pcols), in the order of aggs' targets bidx and pidx.
+	aggs         []aggTarget
+	pairs        int64
+	bsum, psum   []sumAcc
+	bcols, pcols []int
+	bidx, pidx   []int
+
+	bits   uint // log2 of the partition count
+	bparts []radixPart
+	pparts []radixPart
+	tabs   []radixTable
+	table  []uint64 // the slots of every table in tabs (see radixTable)
+	// tlong holds per slot the key, for keys longer than inlineKeyBytes; bnulls per build-side sum and slot the
+	// key's build rows whose value is null. Both are nil until needed.
+	tlong  []string
+	bnulls [][]int32
+	free   [][]uint64 // chunks given back, reused before allocating
+	buf    []byte
+	encs   []string
+
+	// Test knobs: forceBits, when >= 0, fixes bits; bufferBatches, when >= 0, stops holding probe rows after
+	// that many batches, as if the budget had run out.
+	forceBits     int
+	bufferBatches int
+}
+
+// sumAcc is a running sum and the count of values in it.
+type sumAcc struct{ s, n int64 }
+
+const (
+	// radixPartitionBytes is the table size a partition aims at: half the 512 KiB L2 cache of the machines
+	// measured, the rest left for the rows streaming through.
+	radixPartitionBytes = 256 << 10
+	// maxRadixBits caps partitions at 1,024: the scatter writes one stream per partition, and beyond that the
+	// streams' open cache lines and pages no longer fit the L1 cache and the TLB.
+	maxRadixBits = 10
+	// radixChunkWords is the size of one block of partition rows (32 KiB): partitions grow by whole chunks, so
+	// nothing is copied as they grow.
+	radixChunkWords = 4096
+	// matchedBit marks, in a slot's meta word, a key some probe row found; the low 32 bits count its build rows.
+	matchedBit = 1 << 32
+)
+
+// radixPart is the rows of one partition: fixed-stride rows of 8-byte words in chunks, in input order. A row is
+// its key words (the key, or hash, length and two words) and then its summed values (0 for a null one).
+type radixPart struct {
+	chunks [][]uint64 // full chunks, in order
+	cur    []uint64   // the chunk being filled
+	rows   int
+	nulls  []radixNull // the null values among the rows, in row order
+	long   []string    // the keys longer than inlineKeyBytes, in row order
+}
+
+// radixNull is a null summed value: row of its partition and index of the sum.
+type radixNull struct{ row, sum int32 }
+
+// radixTable is one partition's table: slots [base, base+1<<lbits) of radixAggregate.table, open addressing
+// with linear probing over the bits of the key hash below the partition bits, at most half full. A slot is the
+// key words, a meta word (build rows | matchedBit; 0 when empty) and one word per build-side sum.
+type radixTable struct {
+	base  int
+	lbits uint
+}
+
+func newRadixAggregate(h *Hash, aggs []aggTarget) *radixAggregate {
+	r := &radixAggregate{spec: h.spec, build: h.build, probe: h.probe, budget: h.budget, bs: h.bs, ps: h.ps,
+		uniqueBuild: h.unique && h.buildLeft, dedupe: h.unique && !h.buildLeft, aggs: aggs,
+		strKeys: !intKeyed(h.spec.KeyTypes), forceBits: -1, bufferBatches: -1}
+	r.bkeys, r.pkeys = h.buildKeys()
+	r.mark = r.bs.unmatched || r.dedupe
+	for i, t := range aggs {
+		switch {
+		case !t.sum:
+		case t.fromProbe:
+			r.pcols, r.pidx = append(r.pcols, t.col), append(r.pidx, i)
+		default:
+			r.bcols, r.bidx = append(r.bcols, t.col), append(r.bidx, i)
+		}
+	}
+	r.bsum, r.psum = make([]sumAcc, len(r.bcols)), make([]sumAcc, len(r.pcols))
+	r.bnulls = make([][]int32, len(r.bcols))
+	return r
+}
+
+// keyWords is how many words of a row or slot the key takes.
+func (r *radixAggregate) keyWords() int {
+	if r.strKeys {
+		return 4
+	}
+	return 1
+}
+
+func (r *radixAggregate) slotWords() int { return r.keyWords() + 1 + len(r.bcols) }
+
+// run computes the aggregates into r.aggs.
+func (r *radixAggregate) run(ctx context.Context) error {
+	defer func() { r.budget.Shrink(r.held); r.held = 0 }()
+	if err := r.partitionBuild(ctx); err != nil {
+		return err
+	}
+	// held: every probe row so far is in pparts. One partition gains nothing from holding them. Every
+	// partition's last chunk may be part empty.
+	parts := len(r.bparts)
+	heldBytes := int64(parts) * radixChunkWords * 8
+	held := parts > 1 && r.grow("the radix join's probe rows", heldBytes) == nil
+	if !held {
+		if err := r.buildAllTables(); err != nil {
+			return err
+		}
+	}
+	batches := 0
+	r.pparts = make([]radixPart, parts)
+	err := exec.Drain(ctx, r.probe, func(b *column.Batch) error {
+		need := r.rowBytes(b.N, len(r.pcols))
+		if held && (batches == r.bufferBatches || r.grow("the radix join's probe rows", need) != nil) {
+			held = false
+			if err := r.buildAllTables(); err != nil {
+				return err
+			}
+			for p := range r.pparts {
+				r.probeRows(&r.pparts[p])
+				r.release(&r.pparts[p])
+			}
+			r.free = nil
+			r.budget.Shrink(heldBytes)
+			r.held -= heldBytes
+		}
+		batches++
+		if held {
+			heldBytes += need
+			r.scatter(b, false, r.pparts)
+			return nil
+		}
+		if err := r.grow("the radix join's probe rows", need); err != nil {
+			return err
+		}
+		var direct [1]radixPart
+		r.scatter(b, false, direct[:])
+		r.probeRows(&direct[0])
+		r.release(&direct[0])
+		r.budget.Shrink(need)
+		r.held -= need
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if held {
+		if err := r.foldByPartition(ctx); err != nil {
+			return err
+		}
+	} else if r.bs.unmatched {
+		for _, t := range r.tabs {
+			r.foldUnmatched(t)
+		}
+	}
+	for i := range r.aggs {
+		if !r.aggs[i].sum {
+			r.aggs[i].n += r.pairs
+		}
+	}
+	for j, i := range r.bidx {
+		r.aggs[i].n, r.aggs[i].i = r.aggs[i].n+r.bsum[j].n, r.aggs[i].i+r.bsum[j].s
+	}
+	for j, i := range r.pidx {
+		r.aggs[i].n, r.aggs[i].i = r.aggs[i].n+r.psum[j].n, r.aggs[i].i+r.psum[j].s
+	}
+	return nil
+}
+
+// grow reserves n bytes of the budget for the rest of the run.
+func (r *radixAggregate) grow(holder string, n int64) error {
+	if err := r.budget.Grow(holder, n); err != nil {
+		return fmt.Errorf("hash aggregate: %w", err)
+	}
+	r.held += n
+	return nil
+}
+
+// rowBytes bounds what n rows with vals summed values take in partitions.
+func (r *radixAggregate) rowBytes(n, vals int) int64 { return int64(n) * int64(r.keyWords()+vals) * 8 }
+
+// partitionBuild reads the build side and copies its rows into 2^bits partitions (r.bparts).
+func (r *radixAggregate) partitionBuild(ctx context.Context) error {
+	var batches []*column.Batch
+	var n int
+	var batchBytes int64
+	err := exec.Drain(ctx, r.build, func(b *column.Batch) error {
+		if err := r.grow("the build side", b.Bytes()); err != nil {
+			return err
+		}
+		batchBytes += b.Bytes()
+		batches = append(batches, b)
+		n += b.N
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n > maxBuildRows {
+		return fmt.Errorf("hash aggregate: %d build rows, more than the %d a hash table indexes", n, maxBuildRows)
+	}
+	r.bits = r.chooseBits(n)
+	parts := 1 << r.bits
+	// Every partition's last chunk may be part empty.
+	if err := r.grow("the radix join's build rows", r.rowBytes(n, len(r.bcols))+int64(parts)*radixChunkWords*8); err != nil {
+		return err
+	}
+	r.bparts = make([]radixPart, parts)
+	for i, b := range batches {
+		r.scatter(b, true, r.bparts)
+		batches[i] = nil
+	}
+	r.budget.Shrink(batchBytes)
+	r.held -= batchBytes
+	return nil
+}
+
+// chooseBits picks the fewest partitions whose tables, for n build rows, are about radixPartitionBytes each.
+func (r *radixAggregate) chooseBits(n int) uint {
+	if r.forceBits >= 0 {
+		return uint(r.forceBits)
+	}
+	total := int64(2*n) * int64(r.slotWords()) * 8
+	bits := uint(0)
+	for total>>bits > radixPartitionBytes && bits < maxRadixBits {
+		bits++
+	}
+	return bits
+}
+
+// scatter copies the rows of b with a non-null key into parts (by the top bits of the key hash; all into
+// parts[0] when there is one), and folds rows with a null key, which match nothing, as unmatched rows when the
+// kind outputs them.
+func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart) {
+	keyIdx, colIdx, unmatched := r.pkeys, r.pcols, r.ps.unmatched
+	if build {
+		keyIdx, colIdx, unmatched = r.bkeys, r.bcols, r.bs.unmatched
+	}
+	keys := keyColumns(b, keyIdx, r.spec.KeyTypes)
+	vals := make([]*column.Vector, len(colIdx))
+	valNulls := false
+	for j, c := range colIdx {
+		vals[j] = b.Cols[c]
+		valNulls = valNulls || vals[j].HasNulls()
+	}
+	keyNulls := false
+	for _, k := range keys {
+		keyNulls = keyNulls || k.HasNulls()
+	}
+	kw := r.keyWords()
+	stride := kw + len(vals)
+	shift := 64 - r.bits
+	if len(parts) == 1 {
+		shift = 64
+	}
+	var strs []string
+	if r.strKeys {
+		if singleStringKey(keys) {
+			strs = keys[0].Strs[:b.N]
+		} else {
+			r.encs, r.buf = encodedKeys(keys, 0, b.N, r.buf, r.encs)
+			strs = r.encs
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		if keyNulls && hasNullKey(keys, i) {
+			if unmatched {
+				r.foldNullKeyRow(vals, i, build)
+			}
+			continue
+		}
+		var row []uint64
+		var pt *radixPart
+		if r.strKeys {
+			s := strs[i]
+			h, w0, w1 := strHash(s)
+			pt = &parts[h>>shift]
+			row = r.appendRow(pt, stride)
+			row[0], row[1], row[2], row[3] = h, uint64(len(s)), w0, w1
+			if len(s) > inlineKeyBytes {
+				pt.long = append(pt.long, s)
+			}
+		} else {
+			x := keys[0].Ints[i]
+			pt = &parts[intHash(x)>>shift]
+			row = r.appendRow(pt, stride)
+			row[0] = uint64(x)
+		}
+		for j, v := range vals {
+			if valNulls && v.IsNull(i) {
+				row[kw+j] = 0
+				pt.nulls = append(pt.nulls, radixNull{row: int32(pt.rows), sum: int32(j)})
+				continue
+			}
+			row[kw+j] = uint64(v.Ints[i])
+		}
+		pt.rows++
+	}
+}
+
+// appendRow extends pt by one row of stride words and returns it.
+func (r *radixAggregate) appendRow(pt *radixPart, stride int) []uint64 {
+	n := len(pt.cur)
+	if n+stride > cap(pt.cur) {
+		if pt.cur != nil {
+			pt.chunks = append(pt.chunks, pt.cur)
+		}
+		if k := len(r.free); k > 0 {
+			pt.cur, r.free = r.free[k-1][:0], r.free[:k-1]
+		} else {
+			pt.cur = make([]uint64, 0, radixChunkWords)
+		}
+		n = 0
+	}
+	pt.cur = pt.cur[:n+stride]
+	return pt.cur[n : n+stride : n+stride]
+}
+
+// release empties pt, keeping its chunks for reuse.
+func (r *radixAggregate) release(pt *radixPart) {
+	r.free = append(r.free, pt.chunks...)
+	if pt.cur != nil {
+		r.free = append(r.free, pt.cur)
+	}
+	*pt = radixPart{}
+}
+
+// foldNullKeyRow folds row i of a batch as an unmatched row of its side: one output row, and its own values.
+func (r *radixAggregate) foldNullKeyRow(vals []*column.Vector, i int, build bool) {
+	acc := r.psum
+	if build {
+		acc = r.bsum
+	}
+	r.pairs++
+	for j, v := range vals {
+		if !v.IsNull(i) {
+			acc[j].s += v.Ints[i]
+			acc[j].n++
+		}
+	}
+}
+
+// chunksOf lists pt's chunks in row order.
+func chunksOf(pt *radixPart) [][]uint64 {
+	if pt.cur == nil {
+		return pt.chunks
+	}
+	return append(pt.chunks[:len(pt.chunks):len(pt.chunks)], pt.cur)
+}
+
+// buildAllTables gives every partition its own table and fills them all, for probe rows looked up in any order.
+func (r *radixAggregate) buildAllTables() error {
+	r.tabs = make([]radixTable, len(r.bparts))
+	slots := 0
+	for p := range r.bparts {
+		lbits := tableBits(r.bparts[p].rows)
+		r.tabs[p] = radixTable{base: slots, lbits: lbits}
+		slots += 1 << lbits
+	}
+	if err := r.allocTable(slots); err != nil {
+		return err
+	}
+	for p := range r.bparts {
+		r.insertRows(&r.bparts[p], r.tabs[p])
+		r.release(&r.bparts[p])
+	}
+	return nil
+}
+
+// tableBits is log2 of the slots of a table for n rows (tableSlots).
+func tableBits(n int) uint {
+	bits := uint(0)
+	for 1<<bits < tableSlots(n) {
+		bits++
+	}
+	return bits
+}
+
+// allocTable makes r.table slots long, accounted.
+func (r *radixAggregate) allocTable(slots int) error {
+	if err := r.grow("the radix join's tables", int64(slots)*int64(r.slotWords())*8); err != nil {
+		return err
+	}
+	r.table = make([]uint64, slots*r.slotWords())
+	return nil
+}
+
+// foldByPartition folds the held probe rows partition by partition, each against its own table built just
+// before into one shared, cache-sized region.
+func (r *radixAggregate) foldByPartition(ctx context.Context) error {
+	most := 0
+	for p := range r.bparts {
+		most = max(most, r.bparts[p].rows)
+	}
+	lbits := tableBits(most)
+	if err := r.allocTable(1 << lbits); err != nil {
+		return err
+	}
+	r.tabs = make([]radixTable, len(r.bparts))
+	sw := r.slotWords()
+	for p := range r.bparts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t := radixTable{lbits: tableBits(r.bparts[p].rows)}
+		r.tabs[p] = t
+		r.insertRows(&r.bparts[p], t)
+		r.release(&r.bparts[p])
+		r.probeRows(&r.pparts[p])
+		r.release(&r.pparts[p])
+		if r.bs.unmatched {
+			r.foldUnmatched(t)
+		}
+		clear(r.table[:sw<<t.lbits])
+		if r.tlong != nil {
+			clear(r.tlong[:1<<t.lbits])
+		}
+		for _, bn := range r.bnulls {
+			if bn != nil {
+				clear(bn[:1<<t.lbits])
+			}
+		}
+	}
+	return nil
+}
+
+// insertRows adds the build rows of pt to table t: a new key takes a slot, a known key counts one more row and
+// adds its values (innerunique building on the left skips it: the first row of a key stays alone).
+func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
+	kw, sw, nb := r.keyWords(), r.slotWords(), len(r.bcols)
+	stride := kw + nb
+	tab := r.table
+	mask := uint64(1)<<t.lbits - 1
+	lshift := 64 - t.lbits
+	row, nc, lc := 0, 0, 0
+	for _, c := range chunksOf(pt) {
+		for o := 0; o+stride <= len(c); o += stride {
+			x := c[o : o+stride : o+stride]
+			h, long := x[0], ""
+			if r.strKeys {
+				if x[1] > inlineKeyBytes {
+					long = pt.long[lc]
+					lc++
+				}
+			} else {
+				h = intHash(int64(h))
+			}
+			s := (h << r.bits) >> lshift
+			kept := true
+			for {
+				e := (t.base + int(s)) * sw
+				meta := tab[e+kw]
+				if meta == 0 {
+					copy(tab[e:e+kw], x[:kw])
+					tab[e+kw] = 1
+					copy(tab[e+kw+1:e+sw], x[kw:])
+					if long != "" {
+						if r.tlong == nil {
+							r.tlong = make([]string, len(tab)/sw)
+						}
+						r.tlong[t.base+int(s)] = long
+					}
+					break
+				}
+				if tab[e] == x[0] && (!r.strKeys || r.sameStr(tab, e, t.base+int(s), x, long)) {
+					if r.uniqueBuild {
+						kept = false
+						break
+					}
+					tab[e+kw] = meta + 1
+					for j := kw; j < stride; j++ {
+						tab[e+1+j] += x[j]
+					}
+					break
+				}
+				s = (s + 1) & mask
+			}
+			for ; nc < len(pt.nulls) && int(pt.nulls[nc].row) == row; nc++ {
+				if kept {
+					j := pt.nulls[nc].sum
+					if r.bnulls[j] == nil {
+						r.bnulls[j] = make([]int32, len(tab)/sw)
+					}
+					r.bnulls[j][t.base+int(s)]++
+				}
+			}
+			row++
+		}
+	}
+}
+
+// sameStr reports whether slot e (number slot) holds the string key of row x, whose hash already matched;
+// long is the key when it is longer than inlineKeyBytes.
+func (r *radixAggregate) sameStr(tab []uint64, e, slot int, x []uint64, long string) bool {
+	return tab[e+1] == x[1] && tab[e+2] == x[2] && tab[e+3] == x[3] && (long == "" || r.tlong[slot] == long)
+}
+
+// probeRows folds the probe rows of pt against the tables: a found key adds its build rows as output rows,
+// the row's values times that many and the key's build-side sums; a missing key adds the row alone when the kind
+// keeps unmatched probe rows.
+func (r *radixAggregate) probeRows(pt *radixPart) {
+	kw, sw, np, nb := r.keyWords(), r.slotWords(), len(r.pcols), len(r.bcols)
+	stride := kw + np
+	tab, tabs := r.table, r.tabs
+	bsum, psum := r.bsum, r.psum
+	pairs, unmatched := r.pairs, r.ps.unmatched
+	shift := 64 - r.bits
+	row, nc, lc := 0, 0, 0
+	for _, c := range chunksOf(pt) {
+		for o := 0; o+stride <= len(c); o += stride {
+			x := c[o : o+stride : o+stride]
+			h, long := x[0], ""
+			if r.strKeys {
+				if x[1] > inlineKeyBytes {
+					long = pt.long[lc]
+					lc++
+				}
+			} else {
+				h = intHash(int64(h))
+			}
+			t := tabs[h>>shift]
+			mask := uint64(1)<<t.lbits - 1
+			s := (h << r.bits) >> (64 - t.lbits)
+			// Find the key's slot, or the empty slot that ends its run. The fold below needs no branch on which:
+			// an empty slot's meta and sums are 0, so it adds nothing (whether a probe row finds its key is a
+			// coin toss on typical data, and a mispredicted branch per row cost more than the table access).
+			var e int
+			for {
+				e = (t.base + int(s)) * sw
+				if tab[e+kw] == 0 || tab[e] == x[0] && (!r.strKeys || r.sameStr(tab, e, t.base+int(s), x, long)) {
+					break
+				}
+				s = (s + 1) & mask
+			}
+			meta := tab[e+kw]
+			if r.mark && meta != 0 {
+				if meta&matchedBit != 0 && r.dedupe {
+					meta = 0 // a later probe row of the key: it joins nothing
+				} else {
+					tab[e+kw] = meta | matchedBit
+				}
+			}
+			m := int64(uint32(meta)) // output rows this probe row makes
+			found := int64(0)
+			if meta != 0 {
+				found = 1
+			}
+			for j := 0; j < nb; j++ {
+				bsum[j].s += int64(tab[e+kw+1+j]) * found
+				bsum[j].n += m
+				if bn := r.bnulls[j]; bn != nil {
+					bsum[j].n -= int64(bn[t.base+int(s)]) * found
+				}
+			}
+			if meta == 0 && unmatched {
+				m = 1
+			}
+			for j := range psum {
+				psum[j].s += int64(x[kw+j]) * m // wraps exactly as m additions would
+				psum[j].n += m
+			}
+			pairs += m
+			for ; nc < len(pt.nulls) && int(pt.nulls[nc].row) == row; nc++ {
+				psum[pt.nulls[nc].sum].n -= m
+			}
+			row++
+		}
+	}
+	r.pairs = pairs
+}
+
+// foldUnmatched folds the keys of table t that no probe row found: each of their build rows is an output row
+// with a null probe side.
+func (r *radixAggregate) foldUnmatched(t radixTable) {
+	kw, sw := r.keyWords(), r.slotWords()
+	for s := t.base; s < t.base+1<<t.lbits; s++ {
+		e := s * sw
+		meta := r.table[e+kw]
+		if meta == 0 || meta&matchedBit != 0 {
+			continue
+		}
+		m := int64(uint32(meta))
+		r.pairs += m
+		for j := range r.bsum {
+			r.bsum[j].s += int64(r.table[e+kw+1+j])
+			r.bsum[j].n += m
+			if bn := r.bnulls[j]; bn != nil {
+				r.bsum[j].n -= int64(bn[s])
+			}
+		}
+	}
+}
