@@ -37,7 +37,7 @@ func oktaCrowdStrike(name, title, oktaProfile string, rows, users, detections fl
 | project published, user = actor.alternateId, ip = client.ipAddress, tactic, detection_severity = severity1, device.hostname
 | sort by published desc
 | take 100`,
-		Knobs: []Knob{
+		Knobs: append([]Knob{
 			{Name: "okta_rows", Help: "rows of OktaSystemLogs (a virtual table)", Default: rows, Min: 1, Max: 70e9},
 			{Name: "detections", Help: "rows of CrowdStrikeDetections", Default: detections, Min: 0, Max: 1e6},
 			{Name: "users", Help: "distinct users", Default: users, Min: 1, Max: 1e6},
@@ -45,11 +45,21 @@ func oktaCrowdStrike(name, title, oktaProfile string, rows, users, detections fl
 			{Name: "ties", Help: "mean Okta rows sharing one timestamp", Default: 4, Min: 1, Max: 4096},
 			{Name: "transient_rate", Help: "fraction of requests failing with a 503", Default: 0, Min: 0, Max: 0.9},
 			{Name: "truncate_rate", Help: "fraction of pages cut short", Default: 0, Min: 0, Max: 0.9},
-		},
+		}, append(profileKnobs("okta", "OktaSystemLogs", mustProfile(oktaProfile)),
+			profileKnobs("crowdstrike", "CrowdStrikeDetections", mustProfile("crowdstrike"))...)...),
 		Sources: func(seed uint64, k map[string]float64) (map[string]source.Source, error) {
 			return oktaCrowdStrikeSources(oktaProfile, seed, k)
 		},
 	}
+}
+
+// mustProfile is a preset known at registration.
+func mustProfile(name string) profile.Profile {
+	p, err := profile.Get(name)
+	if err != nil {
+		panic("scenario: " + err.Error())
+	}
+	return p
 }
 
 func oktaCrowdStrikeSources(oktaProfile string, seed uint64, k map[string]float64) (map[string]source.Source, error) {
@@ -65,11 +75,13 @@ func oktaCrowdStrikeSources(oktaProfile string, seed uint64, k map[string]float6
 	for _, s := range []struct {
 		prof  string
 		table service.Table
-	}{{oktaProfile, okta}, {"crowdstrike", det}} {
+		knobs string
+	}{{oktaProfile, okta, "okta"}, {"crowdstrike", det, "crowdstrike"}} {
 		prof, err := profile.Get(s.prof)
 		if err != nil {
 			return nil, err
 		}
+		prof = applyProfileKnobs(s.knobs, prof, k)
 		prof.Faults.Transient, prof.Faults.Truncate = k["transient_rate"], k["truncate_rate"]
 		prof.Faults.TimeoutAfter = 30 * time.Second
 		svc, err := service.New(prof, clk, seed, s.table)
