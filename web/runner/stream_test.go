@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
@@ -205,4 +206,42 @@ func types(msgs []protocol.Message) []string {
 		out = append(out, m.Type)
 	}
 	return out
+}
+
+// TestCancelStopsRequests cancels a paged join over simulated connectors at its first batch of rows: the run ends
+// canceled, and the sources got no request after the cancel but the one in flight.
+func TestCancelStopsRequests(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var msgs []protocol.Message
+	sentAtCancel := int64(-1)
+	sent := int64(0)
+	const q = `@OktaSystemLogs | join kind=inner hint.strategy=paged (@CrowdStrikeDetections) on $left.actor.alternateId == $right.user_name | sort by published desc`
+	Stream(ctx, 1, &protocol.Run{Query: q, Scenario: "okta-crowdstrike-small", Seed: 1}, func(m protocol.Message) {
+		msgs = append(msgs, m)
+		for _, e := range m.Events {
+			if e.Kind == connector.RequestSent {
+				sent++
+			}
+		}
+		if m.Type == protocol.MessageBatch && m.Rows != "" && sentAtCancel < 0 {
+			sentAtCancel = sent
+			cancel()
+		}
+	}, nil)
+	m := last(msgs)
+	if m.Type != protocol.MessageError || !m.Error.Canceled {
+		t.Fatalf("last message %s %+v: want a canceled error", m.Type, m.Error)
+	}
+	if sentAtCancel <= 0 {
+		t.Fatalf("no request was traced before the first rows (%d)", sentAtCancel)
+	}
+	if m.Stats == nil || m.Stats.Requests > sentAtCancel+1 {
+		t.Fatalf("requests: %d traced when canceled, %+v at the end; want at most one more", sentAtCancel, m.Stats)
+	}
+	var done protocol.Message
+	Stream(context.Background(), 2, &protocol.Run{Query: q, Scenario: "okta-crowdstrike-small", Seed: 1},
+		func(m protocol.Message) { done = m }, nil)
+	if done.Type != protocol.MessageDone || done.Stats.Requests <= sentAtCancel+1 {
+		t.Fatalf("the whole run: %s with %+v; want more requests than the %d of the canceled one", done.Type, done.Stats, sentAtCancel)
+	}
 }
