@@ -89,7 +89,10 @@ type Paged struct {
 	thinShort    bool
 	thinHeld     int64
 	windowOfPage int
-	windowKeys   int // keys of the next window while no row is out (0: pages are not cut into windows)
+	windowKeys   int             // keys of the next window while no row is out (0: pages are not cut into windows)
+	heavy        map[string]bool // probe keys seen filling much of a full response (see noteHeavy)
+	sample       map[string]int  // matches per key in the last dropped full probe response, until the next window
+	sampleEnd    int             // the end of the window whose response that was
 }
 
 // PagedConfig is what the planner tells a paged join beyond the spec.
@@ -498,15 +501,24 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
 	start, end := p.thinPos, p.thinUse
 	windowing := p.waiting() && p.windowKeys > 0
+	var reason string
 	if windowing {
-		end = cutAfterKeys(keyVec, start, p.thinUse, p.windowKeys)
+		end = cutAfterKeys(keyVec, start, p.thinUse, p.windowKeys, p.heavy)
+		reason = fmt.Sprintf("the next %d keys in page order are probed on their own", p.windowKeys)
+		if need := p.cfg.Limit - p.emitted; p.cfg.Limit >= 0 && p.sample != nil {
+			// Only a window shorter than the one that overflowed: a window that overflows again falls back to
+			// cutting by keys, so windows always shrink to one key and the loop ends.
+			if e := coverRows(keyVec, start, p.thinUse, need, p.sample); e > 0 && e < p.sampleEnd {
+				end, reason = e, fmt.Sprintf("the dropped response already holds %d matches of these rows' keys: they are sure to complete take %d", need, p.cfg.Limit)
+			}
+		}
+		p.sample = nil
 	}
 	from, to := p.cursor, p.tupleAt(end-1)
 	keys := dynfilter.Distinct(keyVec.Slice(start, end), end-start)
 	if windowing {
 		p.emit(PageWindow, map[string]any{"page": p.page, "window": p.windowOfPage + 1, "rows_from": start, "rows_to": end,
-			"keys": len(keys), "window_from": valuesAny(from), "window_to": valuesAny(to),
-			"reason": fmt.Sprintf("no row out yet: the next %d keys in page order are probed on their own", p.windowKeys)})
+			"keys": len(keys), "window_from": valuesAny(from), "window_to": valuesAny(to), "reason": reason})
 		p.windowKeys *= windowGrowth
 	}
 	var stop stopAt
@@ -528,8 +540,11 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 			what = "the window's"
 		}
 		p.windowKeys = firstWindowKeys
+		heavy := p.noteHeavy(full.page, len(keys))
+		p.sampleEnd = end
 		p.emit(PageWindow, map[string]any{"page": p.page, "window": 0, "rows_from": start, "rows_to": end, "keys": len(keys),
-			"reason": fmt.Sprintf("%s %d keys match more than one probe response (%d rows): keys go a few at a time, in page order, from %d again", what, len(keys), full.rows, firstWindowKeys)})
+			"heavy_keys": heavy, "reason": fmt.Sprintf("%s %d keys match more than one probe response (%d rows, %d keys over twice their share of it): "+
+				"keys go a few at a time, in page order, from %d again, each heavy key alone", what, len(keys), full.page.N, heavy, firstWindowKeys)})
 		return nil
 	}
 	if err != nil {
@@ -566,21 +581,66 @@ func (p *Paged) waiting() bool {
 	return p.emitted == 0 || (p.cfg.Limit >= 0 && p.emitted < p.cfg.Limit)
 }
 
-// cutAfterKeys is the end of the window that starts at row start of v and holds at most target distinct keys:
-// the first row whose key would be the window's (target+1)th, or n. Rows sharing a key never straddle the cut
-// unless other keys come between them.
-func cutAfterKeys(v *column.Vector, start, n, target int) int {
+// noteHeavy reads a dropped full probe response as a sample: it keeps the matches it holds per key (p.sample,
+// a lower bound of each key's matches), adds to p.heavy the keys holding more than twice their share (of keys
+// asked) of it, and returns how many of its keys are heavy. A heavy key is likely to fill responses alone, so
+// windows give it no company: its own matches are what its rows wait for.
+func (p *Paged) noteHeavy(page *column.Batch, asked int) int {
+	keyAt := indexOfName(fetchColumns(p.probe.r), p.probe.r.keyColumn())
+	if keyAt < 0 || page.N == 0 {
+		return 0
+	}
+	counts := map[string]int{}
+	var buf []byte
+	for i := 0; i < page.N; i++ {
+		buf = column.AppendKey(buf[:0], page.Cols[keyAt], i)
+		counts[string(buf)]++
+	}
+	if p.heavy == nil {
+		p.heavy = map[string]bool{}
+	}
+	p.sample = counts
+	n := 0
+	for k, c := range counts {
+		if c*asked >= 2*page.N {
+			p.heavy[k] = true
+			n++
+		}
+	}
+	return n
+}
+
+// coverRows is the end of the shortest window from row start of v whose rows are sure to give need output rows
+// — each row pairs with at least the matches the sample holds for its key — or 0 when the page's rows are not.
+func coverRows(v *column.Vector, start, n int, need int64, sample map[string]int) int {
+	var sure int64
+	var buf []byte
+	for i := start; i < n; i++ {
+		buf = column.AppendKey(buf[:0], v, i)
+		if sure += int64(sample[string(buf)]); sure >= need {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// cutAfterKeys is the end of the window that starts at row start of v and holds at most target distinct keys,
+// a heavy key (by column.AppendKey) only alone: the first row whose key would break that, or n. Rows sharing a
+// key never straddle the cut unless other keys come between them.
+func cutAfterKeys(v *column.Vector, start, n, target int, heavy map[string]bool) int {
 	seen := map[string]bool{}
+	alone := false
 	var buf []byte
 	for i := start; i < n; i++ {
 		buf = column.AppendKey(buf[:0], v, i)
 		if seen[string(buf)] {
 			continue
 		}
-		if len(seen) == target {
+		if len(seen) == target || (len(seen) > 0 && (alone || heavy[string(buf)])) {
 			return i
 		}
 		seen[string(buf)] = true
+		alone = heavy[string(buf)]
 	}
 	return n
 }

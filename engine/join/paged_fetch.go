@@ -238,7 +238,7 @@ func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols 
 			return out, nil
 		}
 		if stop.firstOnly {
-			return nil, &responseFull{rows: n}
+			return nil, &responseFull{page: page.Batch}
 		}
 		out.Append(page.Batch)
 		cursor = make([]column.Value, len(pos))
@@ -255,11 +255,12 @@ type stopAt struct {
 	firstOnly bool
 }
 
-// responseFull is complete's answer when its first response came back full and only one was wanted.
-type responseFull struct{ rows int }
+// responseFull is complete's answer when its first response came back full and only one was wanted. page is
+// that response, which the caller may read (as a sample) before dropping it.
+type responseFull struct{ page *column.Batch }
 
 func (e *responseFull) Error() string {
-	return fmt.Sprintf("the first response is full (%d rows)", e.rows)
+	return fmt.Sprintf("the first response is full (%d rows)", e.page.N)
 }
 
 // filter splits keys to fit this remote's caps for requests shaped like tmpl (its Where is and'ed with each
