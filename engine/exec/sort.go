@@ -21,8 +21,9 @@ type SortKey struct {
 
 // Sort holds its whole input (accounted against the budget), orders it stably by its keys and emits it in
 // batches. With a limit it is top: it keeps only the first Limit rows of the order, compacting as it reads
-// (see topCompactRows). Cost without a limit: O(n log n) compares,
-// memory of the whole input.
+// (see topCompactRows); a top with one key can also publish its cut to an operator below it, which then skips
+// rows that cannot enter (ShareBound, TopBound). Cost without a limit: O(n log n) compares, memory of the
+// whole input.
 type Sort struct {
 	in     Operator
 	keys   []SortKey
@@ -36,11 +37,23 @@ type Sort struct {
 	// row that does not sort strictly before it can never enter the top (on a tie the earlier row wins), so
 	// it is dropped on arrival without being copied.
 	cut []*column.Vector
+	// bound, when shared (ShareBound), receives the cut for an operator below to filter on.
+	bound *TopBound
 }
 
 // NewSort sorts in by keys; limit >= 0 keeps only that many rows (top N).
 func NewSort(in Operator, keys []SortKey, limit int64, budget *memory.Budget) *Sort {
 	return &Sort{in: in, keys: keys, limit: limit, budget: budget}
+}
+
+// ShareBound makes the top publish its cut to b each time it compacts, for an operator below it to skip rows
+// that cannot enter (see TopBound). It reports false, and shares nothing, unless s is a top with one key.
+func (s *Sort) ShareBound(b *TopBound) bool {
+	if s.limit < 0 || len(s.keys) != 1 {
+		return false
+	}
+	s.bound = b
+	return true
 }
 
 func (s *Sort) Schema() column.Schema { return s.in.Schema() }
@@ -79,7 +92,7 @@ func (s *Sort) load(ctx context.Context) error {
 		}
 		s.held += n
 		t.Append(b)
-		if s.limit >= 0 && int64(t.N) >= s.limit+int64(topCompactRows) {
+		if s.limit >= 0 && (int64(t.N) >= s.limit+int64(topCompactRows) || s.cut == nil && s.limit > 0 && int64(t.N) >= s.limit) {
 			t = s.compact(t)
 		}
 		return nil
@@ -94,7 +107,9 @@ func (s *Sort) load(ctx context.Context) error {
 // topCompactRows is how many rows beyond its limit a top holds before it sorts what it holds and drops all
 // but the first Limit: the input then costs O(n log(limit + topCompactRows)) compares and the memory of
 // limit + topCompactRows rows instead of a sort of everything. Large enough that the sort of a compaction is
-// amortised over many new rows, small enough to stay in cache.
+// amortised over many new rows, small enough to stay in cache. The first compaction comes sooner, as soon as a
+// batch brings the top to Limit rows: it makes the cut, which filters every later row on arrival (and, through
+// a shared TopBound, below the top), so waiting for topCompactRows more rows would only let them through.
 var topCompactRows = 8192 // a variable so tests can force compactions on small inputs
 
 // compact keeps the first Limit rows of t in sort order. Kept rows precede later input in the new table, so
@@ -106,6 +121,9 @@ func (s *Sort) compact(t *column.Table) *column.Table {
 		s.cut = make([]*column.Vector, len(s.keys))
 		for i, k := range s.keys {
 			s.cut[i] = k.Expr.Eval(last)
+		}
+		if s.bound != nil {
+			s.bound.publish(s.cut[0], s.keys[0])
 		}
 	}
 	out := column.NewTable(t.Schema)

@@ -3,6 +3,7 @@ package join
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
@@ -63,6 +64,9 @@ type Hash struct {
 	maxOut int
 	// agg, when set, folds the output rows into aggregates instead of emitting them (hash_aggregate.go).
 	agg *pairAggregator
+	// top, when set, is the bound of the top N above this inner join, on probe column topCol (SetTopBound).
+	top    *exec.TopBound
+	topCol int
 }
 
 type hashState int
@@ -229,6 +233,27 @@ func (h *Hash) buildTable(ctx context.Context) error {
 // few enough that the chunk stays in cache.
 const encodeChunkRows = 4096
 
+// SetTopBound makes the probe skip the rows that cannot enter the top N above the join: before a probe batch's
+// keys are looked up, each row's value of probe column col (the top's one sort key) is checked against the
+// top's current cut, and a row that does not sort strictly before it is neither looked up nor joined. Every
+// output row of a skipped probe row would reach the top after the rows that made the cut, so the top would
+// drop it anyway; nothing else changes.
+//
+// Only an inner join can do this. In the other kinds a probe row's fate changes other output rows: an
+// innerunique probe with the left side must see every left row to know which is first of its key, an outer
+// join would null-extend a skipped row or its unmatched build rows, semi and anti joins mark build rows. It
+// returns an error for any other kind, or a column the probe side lacks.
+func (h *Hash) SetTopBound(b *exec.TopBound, col int) error {
+	if h.spec.Kind != Inner {
+		return fmt.Errorf("hash join: a top's bound can only filter an inner join's probe, not kind=%s", h.spec.Kind)
+	}
+	if col < 0 || col >= len(h.probe.Schema()) {
+		return fmt.Errorf("hash join: top bound on probe column %d of %d", col, len(h.probe.Schema()))
+	}
+	h.top, h.topCol = b, col
+	return nil
+}
+
 // nextProbe reads the next probe batch and finds its rows' chain heads (h.pb, h.pkeys, h.heads), or reports
 // false at the end of the probe side.
 func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
@@ -246,7 +271,7 @@ func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
 // its chain has more rows (see hashtable.go).
 const (
 	noMatch = -1 // a null key, or a key the build side lacks
-	dropped = -2 // innerunique: a left row whose key an earlier left row had
+	dropped = -2 // innerunique: a left row whose key an earlier left row had; inner: a row the top above cannot keep
 )
 
 // lookupBatch finds the chain head of every row of the current probe batch, before any row is joined. Doing
@@ -256,6 +281,10 @@ const (
 func (h *Hash) lookupBatch() {
 	n := h.pb.N
 	h.heads = h.heads[:0]
+	if h.top != nil && h.top.Active() && h.markBelowTop() {
+		h.lookupKept()
+		return
+	}
 	dedupe := h.unique && !h.buildLeft
 	if h.ints != nil && !dedupe {
 		k := h.pkeys[0]
@@ -311,6 +340,82 @@ func (h *Hash) lookupBatch() {
 		}
 		h.seenStrs[s] = struct{}{}
 		h.heads = append(h.heads, h.strs.find(s))
+	}
+}
+
+// markBelowTop sets heads to dropped for the current probe batch's rows that cannot enter the top above (see
+// SetTopBound) and to 0 for the others, reading the bound once for the batch. It reports false, leaving heads
+// empty, when the batch lacks the column.
+func (h *Hash) markBelowTop() bool {
+	v := h.pb.Cols[h.topCol]
+	if v == nil {
+		return false
+	}
+	n := h.pb.N
+	h.heads = slices.Grow(h.heads[:0], n)[:n]
+	heads := h.heads
+	if lo, hi, nulls, ok := h.top.IntRange(v.Type); ok {
+		for i, x := range v.Ints[:n] {
+			heads[i] = 0
+			if x < lo || x > hi {
+				heads[i] = dropped
+			}
+		}
+		if v.HasNulls() {
+			for i := range heads {
+				if v.IsNull(i) {
+					heads[i] = 0
+					if !nulls {
+						heads[i] = dropped
+					}
+				}
+			}
+		}
+		return true
+	}
+	for i := range heads {
+		heads[i] = 0
+		if !h.top.Keeps(v, i) {
+			heads[i] = dropped
+		}
+	}
+	return true
+}
+
+// lookupKept finds the chain heads of the probe rows markBelowTop kept, leaving the others dropped. The join
+// is inner (SetTopBound), so no row needs innerunique's dedupe.
+func (h *Hash) lookupKept() {
+	heads := h.heads
+	if h.ints != nil {
+		k := h.pkeys[0]
+		for i, x := range k.Ints[:len(heads)] {
+			if heads[i] != dropped {
+				heads[i] = h.ints.find(x)
+			}
+		}
+		if k.HasNulls() {
+			for i := range heads {
+				if heads[i] != dropped && k.IsNull(i) {
+					heads[i] = noMatch
+				}
+			}
+		}
+		return
+	}
+	if singleStringKey(h.pkeys) {
+		h.pstrs = h.pkeys[0].Strs[:len(heads)]
+	} else {
+		h.penc, h.buf = encodedKeys(h.pkeys, 0, len(heads), h.buf, h.penc)
+		h.pstrs = h.penc
+	}
+	for i, s := range h.pstrs {
+		switch {
+		case heads[i] == dropped:
+		case hasNullKey(h.pkeys, i):
+			heads[i] = noMatch
+		default:
+			heads[i] = h.strs.find(s)
+		}
 	}
 }
 
