@@ -47,8 +47,14 @@ import (
 // alone (`isnull(sort) and key > cursor`): after the other rows when nulls sort last (KQL's default for desc),
 // before them when they sort first.
 //
-// Page size is adaptive (see sizeNext): a small first page, so the first rows arrive after three round
-// trips, then pages sized from what earlier pages showed — output rows per thin row against the rows still
+// The first page is wide: it is small, so it is read at full width (every column the query reads, in the
+// re-fetch's order) and its windows' re-fetches are answered from it, without a request — the first rows
+// arrive after two round trips, not three, for a few KB more. It serves only when it holds every row of its
+// last tuple (the look past the edge has another tuple, or the page is short); otherwise its windows are
+// re-fetched like any page's. PagedConfig.ThinFirst (hint.first_page=thin) reads it thin, and so does
+// FixedPage (hint.page_rows: every page the same).
+//
+// Page size is adaptive (see sizeNext): a small first page for time to first row, then pages sized from what earlier pages showed — output rows per thin row against the rows still
 // wanted, distinct keys per row against the probe's IN capacity, bytes per row against the response caps and
 // the memory budget — each decision traced with its reason.
 //
@@ -93,6 +99,7 @@ type Paged struct {
 	heavy        map[string]bool // probe keys seen filling much of a full response (see noteHeavy)
 	sample       map[string]int  // matches per key in the last dropped full probe response, until the next window
 	sampleEnd    int             // the end of the window whose response that was
+	wide         bool            // the page in hand is full width and whole: its windows need no re-fetch (see fetchThin)
 }
 
 // PagedConfig is what the planner tells a paged join beyond the spec.
@@ -108,6 +115,9 @@ type PagedConfig struct {
 	FirstPage, MaxPage int
 	// FixedPage keeps every page at FirstPage rows (a test knob: page size 1 throughout).
 	FixedPage bool
+	// ThinFirst reads the first page thin like the others; by default it is read at full width (see Paged),
+	// unless FixedPage.
+	ThinFirst bool
 	// Op names the operator in trace events (default "paged").
 	Op string
 	// Window is the time window of the timewindow baseline (0: defaultTimeWindow).
@@ -394,7 +404,8 @@ func (p *Paged) nextPage(ctx context.Context) error {
 }
 
 // fetchThin fetches one thin page of size+1 rows (the last only a look past the edge) and keeps it for its
-// windows; a page with no rows moves to the next phase instead.
+// windows; a page with no rows moves to the next phase instead. The run's first page is asked at full width
+// (see Paged), and thin after all if the source refuses it so.
 func (p *Paged) fetchThin(ctx context.Context) error {
 	p.page++
 	size, reason := p.sizeNext()
@@ -416,18 +427,30 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 
 	var page connector.Page
 	limit := size + 1
+	wide := p.page == 1 && !p.cfg.ThinFirst && !p.cfg.FixedPage
+	cols, order := thinCols, p.thinOrder()
 	for {
 		limit = size + 1
 		if caps := p.paged.r.Conn.Caps(); caps.MaxRows > 0 && limit > caps.MaxRows {
 			limit = caps.MaxRows // a source returning one row per response gets no look past the edge
 			size = max(1, limit-1)
 		}
-		p.emit(PageRequested, map[string]any{"page": p.page, "phase": phaseName, "cursor": valuesAny(p.cursor), "size": size})
-		req := connector.Request{Table: p.paged.r.Info.Name, Columns: thinCols, OrderBy: p.thinOrder(), Limit: limit,
+		purpose := "thin"
+		if wide {
+			cols, order, _ = p.fullShape()
+			purpose = "wide"
+		}
+		p.emit(PageRequested, map[string]any{"page": p.page, "phase": phaseName, "cursor": valuesAny(p.cursor), "size": size, "wide": wide})
+		req := connector.Request{Table: p.paged.r.Info.Name, Columns: cols, OrderBy: order, Limit: limit,
 			Where: p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, p.cursor))}
 		var err error
-		page, err = p.paged.send(ctx, req, "thin")
+		page, err = p.paged.send(ctx, req, purpose)
 		var big *connector.ResultTooLargeError
+		if errors.As(err, &big) && wide {
+			wide, cols, order = false, thinCols, p.thinOrder()
+			p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": "the source refused the first page at full width: " + big.Error() + "; thin rows instead"})
+			continue
+		}
 		if errors.As(err, &big) && size > 1 {
 			next := max(1, size/shrinkDivisor)
 			p.emit(PageSized, map[string]any{"page": p.page, "size": next, "reason": "the source refused " + fmt.Sprint(size) + " thin rows: " + big.Error()})
@@ -453,11 +476,18 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	if err := p.budget.Grow("a thin page", page.Batch.Bytes()); err != nil {
 		return err
 	}
-	p.thin, p.thinCols, p.thinKeys, p.thinUse, p.thinPos = page.Batch, thinCols, keys, use, 0
+	p.thin, p.thinCols, p.thinKeys, p.thinUse, p.thinPos = page.Batch, cols, keys, use, 0
 	p.thinShort = !page.Truncated && n < limit
 	p.thinHeld = page.Batch.Bytes()
 	thin := page.Batch
 	last := p.tupleAt(use - 1)
+	// A wide page answers its windows' re-fetches itself only if it holds every row of its last tuple: the
+	// page is the phase's last, or the look past the edge has another tuple.
+	p.wide = wide && (p.thinShort || (use < n && !p.sameTuple(use-1, use)))
+	thinBytes := page.Bytes
+	if wide {
+		thinBytes = connector.RowBytes(thinCols, p.project(thinCols)) // what a thin page would have cost, for sizing
+	}
 	p.sizes = append(p.sizes, size)
 	p.details.Add(DetailPages, 1)
 	if use < n && len(keys) == 2 {
@@ -473,7 +503,7 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	p.emit(PageFetched, map[string]any{"page": p.page, "rows": use, "bytes": page.Bytes, "distinct_keys": len(pageKeys),
 		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": p.thinShort})
 	p.lastRate.thinRows += int64(use)
-	p.lastRate.thinBytes += page.Bytes * int64(use) / int64(n)
+	p.lastRate.thinBytes += thinBytes * int64(use) / int64(n)
 	p.lastRate.keys += int64(len(pageKeys))
 	return nil
 }
@@ -483,6 +513,29 @@ func (p *Paged) tupleAt(i int) []column.Value {
 	out := make([]column.Value, len(p.thinKeys))
 	for k, key := range p.thinKeys {
 		out[k] = p.thin.Cols[indexOfName(p.thinCols, key.Column)].Value(i)
+	}
+	return out
+}
+
+// sameTuple reports whether rows i and j of the page in hand have the same cursor tuple.
+func (p *Paged) sameTuple(i, j int) bool {
+	for _, key := range p.thinKeys {
+		v := p.thin.Cols[indexOfName(p.thinCols, key.Column)]
+		if v.IsNull(i) != v.IsNull(j) {
+			return false
+		}
+		if c, ok := expr.Compare(v.Value(i), v.Value(j)); !v.IsNull(i) && (!ok || c != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// project is the page in hand's columns cols.
+func (p *Paged) project(cols []string) *column.Batch {
+	out := &column.Batch{Cols: make([]*column.Vector, len(cols)), N: p.thin.N}
+	for i, c := range cols {
+		out.Cols[i] = p.thin.Cols[indexOfName(p.thinCols, c)]
 	}
 	return out
 }
@@ -551,10 +604,15 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		return err
 	}
 	var pagedTab *column.Table
-	if len(matched) > 0 {
-		if pagedTab, err = p.refetch(ctx, from, to, matched); err != nil {
-			return err
-		}
+	switch {
+	case len(matched) == 0:
+	case p.wide:
+		pagedTab, err = p.pageRows(start, end, from, to, matched)
+	default:
+		pagedTab, err = p.refetch(ctx, from, to, matched)
+	}
+	if err != nil {
+		return err
 	}
 	p.cursor, p.thinPos = to, end
 	p.windowOfPage++
@@ -648,7 +706,7 @@ func cutAfterKeys(v *column.Vector, start, n, target int, heavy map[string]bool)
 // dropThin releases the current thin page.
 func (p *Paged) dropThin() {
 	p.budget.Shrink(p.thinHeld)
-	p.thin, p.thinHeld, p.windowOfPage = nil, 0, 0
+	p.thin, p.thinHeld, p.windowOfPage, p.wide = nil, 0, 0, false
 }
 
 // probeKeys fetches the probe side's rows whose key is one of keys, split to the probe connector's caps.
@@ -691,17 +749,19 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 	return out, matched, nil
 }
 
-// refetch fetches the paged side's full rows in (from, to] whose key is in matched, in the output order.
-func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []column.Value) (*column.Table, error) {
+// fullShape is how the paged side's full rows are asked for: the columns the query reads and the order's;
+// ordered by the thin order then the table's key, so twins (rows sharing a cursor tuple) come in a fixed
+// order; keyset is the order a response boundary is resumed by (the null-sort phase drops the sort column).
+func (p *Paged) fullShape() (cols []string, order, keyset []connector.OrderKey) {
 	r := p.paged.r
-	cols := fetchColumns(r)
-	order := append([]connector.OrderKey(nil), p.thinOrder()...)
+	cols = fetchColumns(r)
+	order = append([]connector.OrderKey(nil), p.thinOrder()...)
 	for _, k := range r.Info.Key {
 		if indexOfName(orderColumns(order), k.Column) < 0 {
 			order = append(order, k)
 		}
 	}
-	keyset := order
+	keyset = order
 	if p.phases[p.phase] && p.sortCol != "" {
 		keyset = order[1:] // the sort column is null throughout this phase
 	}
@@ -710,6 +770,45 @@ func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []
 			cols = append(cols, k.Column)
 		}
 	}
+	return cols, order, keyset
+}
+
+// pageRows is a window's re-fetch answered from the wide page in hand: its rows [start, end) whose key is in
+// matched. They are the rows (from, to] of the re-fetch, in its order, because the wide page was asked in the
+// re-fetch's order and holds every row of its last tuple. No request is sent.
+func (p *Paged) pageRows(start, end int, from, to, matched []column.Value) (*column.Table, error) {
+	want := make(map[string]bool, len(matched))
+	for _, v := range matched {
+		want[connector.Literal(v)] = true
+	}
+	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
+	var idx []int32
+	for i := start; i < end; i++ {
+		if !keyVec.IsNull(i) && want[connector.Literal(keyVec.Value(i))] {
+			idx = append(idx, int32(i))
+		}
+	}
+	out := &column.Table{Schema: schemaOf(p.thinCols, p.paged.r.Info.Schema), Cols: make([]*column.Vector, len(p.thinCols)), N: len(idx)}
+	for i, c := range p.thin.Cols {
+		if c != nil {
+			out.Cols[i] = c.Gather(idx)
+		}
+	}
+	if err := p.grow("re-fetched rows", out.Batch().Bytes()); err != nil {
+		return nil, err
+	}
+	p.details.Add(DetailRefetchRows, int64(out.N))
+	p.lastRate.refetchRows += int64(out.N)
+	p.lastRate.refetchBytes += out.Batch().Bytes()
+	p.emit(Refetched, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
+		"keys": len(matched), "rows": out.N, "from_page": true})
+	return out, nil
+}
+
+// refetch fetches the paged side's full rows in (from, to] whose key is in matched, in the output order.
+func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []column.Value) (*column.Table, error) {
+	r := p.paged.r
+	cols, order, keyset := p.fullShape()
 	window := p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, from), p.cursorPred(connector.AtOrBefore, to))
 	tmpl := connector.Request{Table: r.Info.Name, Columns: cols, Where: window, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
 	f, err := p.paged.filter(matched, p.keyCol, tmpl)

@@ -43,10 +43,14 @@ func registerPaged(name Strategy, baseline bool, label string, open pagedOperato
 		claimsOrder func(col string, desc bool, info connector.TableInfo) bool
 		label       string
 	}{open, claims, label}
+	params := []string{pagedParamPageRows}
+	if name == StrategyPaged {
+		params = append(params, pagedParamFirstPage)
+	}
 	def := StrategyDef{
 		Name:     name,
 		Baseline: baseline,
-		Params:   []string{pagedParamPageRows},
+		Params:   params,
 		Check:    func(jp *JoinPlan) error { return checkPaged(jp, name) },
 		Open: func(jp *JoinPlan, _, _ exec.Operator, env *exec.Env) (exec.Operator, error) {
 			return openPaged(jp, name, join.PagedConfig{Limit: -1, PagedLeft: pagedLeft(jp)}, env)
@@ -91,11 +95,30 @@ func init() {
 
 // pagedParamPageRows is the join parameter that fixes the page size of the paged family: hint.page_rows=N
 // makes every thin page of the paged join exactly N rows (no adaptive sizing), and every page of the
-// distinctkeys and keyset baselines N rows (distinct keys for distinctkeys). broadcast and timewindow have no
+// distinctkeys and keyset baselines N rows (distinct keys for distinctkeys); the paged join's first page is then
+// thin too. broadcast and timewindow have no
 // pages: they accept it and are unchanged. It exists for teaching (page size 1 shows the document's traps row by
 // row) and for measuring a fixed page size against the adaptive one; the result never depends on it, only the
 // requests do (and, for the baselines, how wrong they are).
 const pagedParamPageRows = "hint.page_rows"
+
+// pagedParamFirstPage is the paged join's parameter that says how its first page is read: hint.first_page=wide
+// (the default) reads it at full width, so its windows need no re-fetch and the first rows come after two
+// round trips instead of three; hint.first_page=thin reads it thin like every later page, the source
+// document's thin page, probe and re-fetch (the walkthrough shows them). The result never depends on it.
+const pagedParamFirstPage = "hint.first_page"
+
+// pagedThinFirst reads hint.first_page: whether the first page is thin.
+func pagedThinFirst(jp *JoinPlan) (bool, error) {
+	switch v, ok := jp.Params[pagedParamFirstPage]; {
+	case !ok || v == "wide":
+		return false, nil
+	case v == "thin":
+		return true, nil
+	default:
+		return false, &ParamError{Name: pagedParamFirstPage, Err: fmt.Errorf("%s=%s: want wide (the default) or thin", pagedParamFirstPage, v)}
+	}
+}
 
 // pagedMaxPageRows bounds hint.page_rows when the paged connector publishes no row cap: a page is held in
 // memory whole, so a million rows (hundreds of MB at full width) is already past any sensible budget.
@@ -219,7 +242,10 @@ func checkPaged(jp *JoinPlan, name Strategy) error {
 	left := pagedLeft(jp)
 	for _, k := range join.PagedKinds(left) {
 		if k == jp.Spec.Kind {
-			_, err := pagedPageRows(jp, name)
+			if _, err := pagedPageRows(jp, name); err != nil {
+				return err
+			}
+			_, err := pagedThinFirst(jp)
 			return err
 		}
 	}
@@ -290,6 +316,9 @@ func openPaged(jp *JoinPlan, name Strategy, cfg join.PagedConfig, env *exec.Env)
 	if rows > 0 {
 		cfg.FirstPage, cfg.FixedPage = rows, name == StrategyPaged
 	}
+	if cfg.ThinFirst, err = pagedThinFirst(jp); err != nil {
+		return nil, err
+	}
 	cfg.Op = string(name)
 	env.Details.Set(join.DetailPagedStrategy, string(name))
 	return pagedFamily[name].open(jp.Spec, l, r, cfg, env)
@@ -303,6 +332,9 @@ func explainPaged(jp *JoinPlan, label string) string {
 	out := label + ", paging the " + side + " side"
 	if v, ok := jp.Params[pagedParamPageRows]; ok {
 		out += ", pages of " + v + " rows (" + pagedParamPageRows + ")"
+	}
+	if thin, _ := pagedThinFirst(jp); thin {
+		out += ", the first page thin (" + pagedParamFirstPage + ")"
 	}
 	return out
 }

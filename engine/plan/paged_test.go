@@ -13,6 +13,7 @@ import (
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/sims/clock"
 	"github.com/joinlab/joinlab/sims/dataset"
 	"github.com/joinlab/joinlab/sims/profile"
@@ -212,9 +213,55 @@ func TestPagedPageRows(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s…", c.q, err, c.want)
 		}
 	}
+	err := buildErr(t, fmt.Sprintf(pagedJoinQuery, "hint.strategy=paged hint.first_page=fat "), srcs)
+	if err == nil || !strings.Contains(err.Error(), "hint.first_page=fat: want wide (the default) or thin") {
+		t.Errorf("bad first page: %v", err)
+	}
 	// Unforced: a bad value is reported, not a reason to pick another strategy.
-	err := buildErr(t, fmt.Sprintf(pagedJoinQuery, "hint.page_rows=0 "), pagedSources(t, 60, 50))
+	err = buildErr(t, fmt.Sprintf(pagedJoinQuery, "hint.page_rows=0 "), pagedSources(t, 60, 50))
 	if err == nil || !strings.Contains(err.Error(), "hint.page_rows=0") {
 		t.Errorf("unforced bad page size: %v", err)
+	}
+}
+
+// TestPagedFirstPage: by default the first page is read at full width and answers its own re-fetch (no
+// refetch request); hint.first_page=thin reads it thin and re-fetches, as every later page; the rows are the
+// same. A value other than wide or thin is an error at the parameter (TestPagedPageRows' table).
+func TestPagedFirstPage(t *testing.T) {
+	srcs := pagedSources(t, 12, 50)
+	run := func(hint string) (string, map[string]int, string) {
+		p := buildPlan(t, fmt.Sprintf(pagedJoinQuery, "hint.strategy=paged "+hint)+" | sort by ts desc", srcs)
+		rec := &trace.Recorder{}
+		env := exec.NewEnv(memory.NewBudget(0), rec)
+		op, err := p.Open(context.Background(), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := exec.Materialize(context.Background(), op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := map[string]int{}
+		for _, e := range rec.Events() {
+			if e.Kind == connector.RequestSent {
+				sent[fmt.Sprint(e.Attrs["purpose"])]++
+			}
+		}
+		return rowsText(tab), sent, p.Explain()
+	}
+	wideRows, wide, _ := run("")
+	thinRows, thin, ex := run("hint.first_page=thin ")
+	if wideRows != thinRows || wideRows == "" {
+		t.Errorf("wide and thin first pages give different rows:\n%s\nagainst\n%s", wideRows, thinRows)
+	}
+	// Both read one more thin page: the null-sort phase's, empty.
+	if wide["wide"] != 1 || wide["thin"] != 1 || wide["refetch"] != 0 {
+		t.Errorf("default first page: requests by purpose %v, want one wide page, the null phase's thin page, no refetch", wide)
+	}
+	if thin["wide"] != 0 || thin["thin"] != 2 || thin["refetch"] == 0 {
+		t.Errorf("hint.first_page=thin: requests by purpose %v, want two thin pages and a refetch", thin)
+	}
+	if !strings.Contains(ex, "the first page thin (hint.first_page)") {
+		t.Errorf("explain does not say the first page is thin:\n%s", ex)
 	}
 }
