@@ -6,7 +6,8 @@ import "github.com/joinlab/joinlab/engine/trace"
 // "scan@Source" (or the operator that sent it). Attributes:
 const (
 	// RequestSent: source, table, request (sequence number in the operator), attempt (1 for the first
-	// send), native (the rendered query text), query_bytes, in_values, limit.
+	// send), native (the rendered query text), query_bytes, in_values, limit, and the connector's caps they
+	// are held to: max_query_bytes, max_in_values, max_rows (0: no cap). See SentAttrs.
 	RequestSent trace.Kind = "request_sent"
 	// RequestThrottled: request, retry_after_ns.
 	RequestThrottled trace.Kind = "request_throttled"
@@ -29,3 +30,14 @@ const (
 	// DetailRequestsOf + source name counts one source's requests.
 	DetailRequestsOf = "requests@"
 )
+
+// SentAttrs are the attributes of a RequestSent event: what was sent (the request, its rendered text native,
+// its sequence number and attempt) beside the caps of the connector it went to, so a reader sees each size
+// against its limit.
+func SentAttrs(source string, req Request, seq, attempt int, native string, caps Caps) map[string]any {
+	return map[string]any{
+		"source": source, "table": req.Table, "request": seq, "attempt": attempt,
+		"native": native, "query_bytes": len(native), "in_values": InValues(req.Where), "limit": req.Limit,
+		"max_query_bytes": caps.MaxQueryBytes, "max_in_values": caps.MaxInValues, "max_rows": caps.MaxRows,
+	}
+}

@@ -330,9 +330,8 @@ func (it *scanIter) send(ctx context.Context, req Request) (Page, error) {
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		it.sink.Emit(trace.Event{Kind: RequestSent, At: clock.Now(), Op: it.op, Attrs: map[string]any{
-			"source": it.s.name, "table": req.Table, "request": it.seq, "attempt": attempt,
-			"native": native, "query_bytes": len(native), "in_values": InValues(req.Where), "limit": req.Limit}})
+		it.sink.Emit(trace.Event{Kind: RequestSent, At: clock.Now(), Op: it.op,
+			Attrs: SentAttrs(it.s.name, req, it.seq, attempt, native, it.s.conn.Caps())})
 		it.details.Add(DetailRequests, 1)
 		it.details.Add(DetailRequestsOf+it.s.name, 1)
 		start := clock.Now()

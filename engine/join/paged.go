@@ -132,7 +132,7 @@ type SortColumn struct {
 }
 
 // Trace event kinds of the paged join (Op "paged"), besides the request events of every connector request
-// (connector.RequestSent … with a "purpose" attribute: thin, probe, refetch) and trace.RowsEmitted.
+// (connector.RequestSent … with a "purpose" attribute: wide, thin, probe, refetch) and trace.RowsEmitted.
 const (
 	// PageSized: page, size, reason — the size chosen for the next thin page and why.
 	PageSized trace.Kind = "page_sized"

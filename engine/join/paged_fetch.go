@@ -107,9 +107,9 @@ func (f *fetcher) send(ctx context.Context, req connector.Request, purpose strin
 	f.seq++
 	native := f.render(req)
 	for attempt := 1; ; attempt++ {
-		f.sink.Emit(trace.Event{Kind: connector.RequestSent, At: f.now(), Op: f.op, Attrs: map[string]any{
-			"source": f.r.Name, "table": req.Table, "request": f.seq, "attempt": attempt, "purpose": purpose,
-			"native": native, "query_bytes": len(native), "in_values": connector.InValues(req.Where), "limit": req.Limit}})
+		attrs := connector.SentAttrs(f.r.Name, req, f.seq, attempt, native, f.r.Conn.Caps())
+		attrs["purpose"] = purpose
+		f.sink.Emit(trace.Event{Kind: connector.RequestSent, At: f.now(), Op: f.op, Attrs: attrs})
 		f.details.Add(connector.DetailRequests, 1)
 		f.details.Add(connector.DetailRequestsOf+f.r.Name, 1)
 		start := f.now()

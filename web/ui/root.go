@@ -235,11 +235,31 @@ func (c *Root) TraceHeadline() string {
 
 func describe(e trace.Event) string { return Describe(e) }
 
+// nativeHead is the line above a native request: its source, then each size against the connector's cap
+// where the connector has one — the query text's bytes, the values of its IN lists, the rows it asked for.
 func nativeHead(n Native) string {
-	if n.Source == "" {
-		return bytesText(n.Bytes)
+	parts := []string{bytesText(n.Bytes)}
+	if n.MaxBytes > 0 {
+		parts[0] += " of " + bytesText(n.MaxBytes) + " (query text cap)"
 	}
-	return fmt.Sprintf("@%s · %s", n.Source, bytesText(n.Bytes))
+	if n.InValues > 0 {
+		in := count(int64(n.InValues)) + " IN values"
+		if n.MaxIn > 0 {
+			in = count(int64(n.InValues)) + " of " + count(int64(n.MaxIn)) + " IN values per list"
+		}
+		parts = append(parts, in)
+	}
+	if n.Limit > 0 {
+		rows := "take " + count(int64(n.Limit))
+		if n.MaxRows > 0 {
+			rows += " of " + count(int64(n.MaxRows)) + " rows per response"
+		}
+		parts = append(parts, rows)
+	}
+	if n.Source != "" {
+		parts = append([]string{"@" + n.Source}, parts...)
+	}
+	return strings.Join(parts, " · ")
 }
 
 func strategyLabel(st protocol.Strategy) string {

@@ -193,7 +193,8 @@ func TestStrategyViews(t *testing.T) {
 		},
 		"paged": {
 			{Kind: "page_requested", Attrs: map[string]any{"page": 1.0, "cursor": []any{"2024-01-01", "bob"}}},
-			{Kind: "request_sent", Attrs: map[string]any{"native": "SigninLogs | take 50", "query_bytes": 20.0, "source": "SigninLogs"}},
+			{Kind: "request_sent", Attrs: map[string]any{"native": "SigninLogs | take 50", "query_bytes": 20.0, "source": "SigninLogs",
+				"max_query_bytes": 4096.0, "in_values": 3.0, "max_in_values": 20.0, "limit": 50.0, "max_rows": 500000.0}},
 			{Kind: "page_returned", Attrs: map[string]any{"rows": 50.0, "bytes": 4000.0}},
 			{Kind: "page_fetched", Attrs: map[string]any{"page": 1.0, "rows": 50.0, "bytes": 4000.0, "distinct_keys": 12.0}},
 			{Kind: "tie_group_cut", Attrs: map[string]any{"page": 1.0, "tuple": "2024-01-01"}},
@@ -242,7 +243,7 @@ func TestStrategyViews(t *testing.T) {
 		t.Errorf("natives %+v", tv.Natives)
 	}
 	s.Tab = "trace"
-	if html, _ := render(t, s); !strings.Contains(html, "SigninLogs | take 50") || !strings.Contains(html, "@SigninLogs · 20 B") {
+	if html, _ := render(t, s); !strings.Contains(html, "SigninLogs | take 50") || !strings.Contains(html, "@SigninLogs · 20 B of 4.0 KiB (query text cap) · 3 of 20 IN values per list · take 50 of 500,000 rows per response") {
 		t.Error("the trace tab does not list the native request")
 	}
 	if tv.Sweep.ActiveMax != 5 || tv.Sweep.Expired != 2 || tv.Sweep.Overlaps != 1 {

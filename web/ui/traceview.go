@@ -161,10 +161,13 @@ func (t *TraceView) addScan(a map[string]any) {
 	t.Scans = append(t.Scans, Scan{Source: name, Rows: int64(total), Scans: int64(scan)})
 }
 
-// Native is one request a connector was sent, in its own dialect.
+// Native is one request a connector was sent, in its own dialect, with its sizes and the connector's caps on
+// them (0: the event carries no cap).
 type Native struct {
-	Source, Text string
-	Bytes        float64
+	Source, Text    string
+	Bytes, MaxBytes float64
+	InValues, MaxIn float64
+	Limit, MaxRows  float64
 }
 
 // recentNatives is how many native requests the trace panel lists.
@@ -182,7 +185,13 @@ func (t *TraceView) addNative(a map[string]any) {
 	if len(t.Natives) == recentNatives {
 		t.Natives = append(t.Natives[:0], t.Natives[1:]...)
 	}
-	t.Natives = append(t.Natives, Native{Source: str(a, "source", "table"), Text: text, Bytes: bytes})
+	n := Native{Source: str(a, "source", "table"), Text: text, Bytes: bytes}
+	n.MaxBytes, _ = num(a, "max_query_bytes")
+	n.InValues, _ = num(a, "in_values")
+	n.MaxIn, _ = num(a, "max_in_values")
+	n.Limit, _ = num(a, "limit")
+	n.MaxRows, _ = num(a, "max_rows")
+	t.Natives = append(t.Natives, n)
 }
 
 // KindList is the event kinds with their counts, most frequent first.
