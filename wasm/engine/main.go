@@ -38,23 +38,28 @@ type control struct {
 	steps  int // batches a paused run may still post
 	// posted and acked count the run's batch messages sent and applied by the page (protocol.RequestAck).
 	posted, acked int
+	// passed is posted when the gate last let the run go: a pause holds the run only after a batch the page has
+	// not seen the gate for, so a flush with nothing to post (a quiet 50 ms) never spends a Step.
+	passed int
 	// wake is signalled by every request about the run, so a held gate looks again at once.
 	wake chan struct{}
 }
 
-// mayGo says whether the run may go on past the gate, consuming a step if it is paused. c.mu held.
+// mayGo says whether the run may go on past the gate, consuming a step if it is paused and posted a batch
+// since it last went on. mu held.
 func (c *control) mayGo() bool {
 	if c.posted-c.acked >= protocol.MaxBatchesInFlight {
 		return false // the page is behind: wait for it whatever the pause says
 	}
-	if !c.paused {
-		return true
-	}
-	if c.steps > 0 {
+	switch {
+	case !c.paused || c.posted == c.passed:
+	case c.steps > 0:
 		c.steps--
-		return true
+	default:
+		return false
 	}
-	return false
+	c.passed = c.posted
+	return true
 }
 
 // gate runs after each batch a run posts: it yields the thread, then holds the run while the page is
