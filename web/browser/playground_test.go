@@ -1,8 +1,12 @@
 package browser
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
+	"github.com/joinlab/joinlab/web/site"
 )
 
 // domRows lists the result rows in the DOM, each as its cells' text.
@@ -209,10 +214,16 @@ func TestResponsiveDuringLongRun(t *testing.T) {
 	p := openPlayground(t)
 	defer p.screenshot("long-run")
 	p.setUp(bigRun(5_000_000))
+	// The lag is how late a 20 ms timer fires at worst; the frames are requestAnimationFrame callbacks, counted
+	// from Run until just before the cancel, which is how often the page could paint.
 	evaluate[bool](p, `(() => { window.lag = 0; let last = performance.now();
 		window.lagTimer = setInterval(() => { const now = performance.now();
 			window.lag = Math.max(window.lag, now - last - 20); last = now; }, 20);
+		window.frames = 0; window.counting = true;
+		const frame = () => { if (!window.counting) return; window.frames++; requestAnimationFrame(frame); };
+		requestAnimationFrame(frame);
 		return true; })()`)
+	runAt := time.Now()
 	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
 	p.waitFor("rows to stream", `document.querySelectorAll("#results tr.row").length > 0`, runTimeout)
 	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Running") {
@@ -223,6 +234,8 @@ func TestResponsiveDuringLongRun(t *testing.T) {
 	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Running") {
 		t.Errorf("the page reacted only after the run: %q", s)
 	}
+	frames := evaluate[float64](p, `(() => { window.counting = false; return window.frames; })()`)
+	ran := time.Since(runAt)
 	p.do("cancel", chromedp.Click(chromedp.CSS("#cancel")))
 	if s := p.waitDone(runTimeout); s != "Canceled." {
 		t.Errorf("status after cancel %q, want Canceled.", s)
@@ -231,7 +244,8 @@ func TestResponsiveDuringLongRun(t *testing.T) {
 	if rows == "5,000,000" {
 		t.Errorf("the canceled run delivered all its rows")
 	}
-	t.Logf("largest event-loop lag during the run: %.0f ms", evaluate[float64](p, `window.lag`))
+	t.Logf("largest event-loop lag during the run: %.0f ms; %.0f frames in %.1f s: %.1f frames per second",
+		evaluate[float64](p, `window.lag`), frames, ran.Seconds(), frames/ran.Seconds())
 	p.checkConsole()
 }
 
@@ -279,38 +293,26 @@ func TestMalformedLinkShowsMessage(t *testing.T) {
 	}
 }
 
-// TestPauseAndStep pauses a long run, sees the view hold still, steps it and sees the trace move on by one
-// batch, then cancels it.
+// TestPauseAndStep pauses a long run, sees the view hold still, steps it three times and sees the trace move
+// on by one batch each time, then cancels it.
 func TestPauseAndStep(t *testing.T) {
 	p := openPlayground(t)
 	defer p.screenshot("paused")
-	p.setUp(bigRun(5_000_000))
-	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
-	p.waitFor("rows to stream", `document.querySelectorAll("#results tr.row").length > 0`, runTimeout)
-	p.do("pause", chromedp.Click(chromedp.CSS("#pause")))
-	p.waitFor("the paused status", `/^Paused/.test(`+status+`)`, runTimeout)
-	events := `document.querySelector("#m-events").textContent`
-	// Batches already on their way still land (the page may be behind the engine on a loaded machine); then
-	// nothing moves. A run that ignored the pause would end meanwhile, and the status would say so.
-	held := evaluate[string](p, events)
-	for deadline := time.Now().Add(runTimeout); ; {
-		time.Sleep(time.Second)
-		now := evaluate[string](p, events)
-		if now == held {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("trace events still moving while paused: %s, then %s", held, now)
-		}
-		held = now
-	}
+	held := p.runPaused(bigRun(5_000_000))
 	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Paused") {
 		t.Fatalf("status %q, want paused", s)
 	}
-	p.do("step", chromedp.Click(chromedp.CSS("#step")))
-	p.waitFor("one more batch", events+` !== `+fmt.Sprintf("%q", held), runTimeout)
-	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Paused") {
-		t.Errorf("status after a step %q, want still paused", s)
+	// Every Step lets exactly one batch through: the link's paused_at counts them. (A flush with nothing to
+	// post once spent every other Step.)
+	_, st := p.link()
+	for i := 1; i <= 3; i++ {
+		held = p.step(held)
+		if s := evaluate[string](p, status); !strings.HasPrefix(s, "Paused") {
+			t.Errorf("status after step %d %q, want still paused", i, s)
+		}
+		if _, now := p.link(); now.PausedAt != st.PausedAt+i {
+			t.Errorf("after step %d the link holds paused_at %d, want %d", i, now.PausedAt, st.PausedAt+i)
+		}
 	}
 	p.do("cancel", chromedp.Click(chromedp.CSS("#cancel")))
 	if s := p.waitDone(runTimeout); s != "Canceled." {
@@ -319,11 +321,48 @@ func TestPauseAndStep(t *testing.T) {
 	p.checkConsole()
 }
 
+// cliRun runs the joinlab command (built once into dir) on a scenario's query with seed 1 and CSV output, and
+// returns its header, its records, and its standard error when it fails.
+func cliRun(t *testing.T, bin, scenario, q string) (header []string, records [][]string, failure string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(bin, "query", "--scenario", scenario, "--seed", "1", "--format", "csv", q)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, nil, errOut.String()
+	}
+	all, err := csv.NewReader(&out).ReadAll()
+	if err != nil || len(all) == 0 {
+		t.Fatalf("joinlab query --scenario %s: read its CSV: %v (%d records)", scenario, err, len(all))
+	}
+	return all[0], all[1:], ""
+}
+
+// buildCLI builds cmd/joinlab into a temporary directory and returns the binary's path.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	root, err := site.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "joinlab")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/joinlab")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the joinlab command: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // TestEveryScenario runs each scenario of the catalogue with its defaults, as the page lists it, and checks the
-// page shows what the same run gives natively (the code path of the command line): the row count, the first
-// rows in order, or the same error. It saves a screenshot of each scenario's view.
+// page shows what the joinlab command prints for the same scenario and seed (`joinlab query --scenario NAME
+// --seed 1 --format csv`): the columns, the row count, the rows on screen in order, or the same error. The
+// command's rows are also checked against the run's stream (web/runner, what the page's engine runs), row for
+// row. The page's own playground-users-listens, which the command does not serve, is checked against the
+// stream alone. It saves a screenshot of each scenario's view.
 func TestEveryScenario(t *testing.T) {
 	p := openPlayground(t)
+	bin := buildCLI(t)
 	for _, sc := range runner.Catalogue().Scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
 			p.t = t
@@ -342,6 +381,27 @@ func TestEveryScenario(t *testing.T) {
 					wantErr = m.Error.Message
 				}
 			}, nil)
+			header, records, failure := cliRun(t, bin, sc.Name, sc.Query)
+			if sc.Name == runner.ScenarioUsersListens {
+				// The page's own generated scenario is not in the simulations' catalogue the command reads.
+				header, records, failure = cols, want, wantErr
+			}
+			switch {
+			case (failure != "") != (wantErr != ""):
+				t.Fatalf("the command fails with %q, the stream with %q", failure, wantErr)
+			case failure != "" && !strings.Contains(failure, wantErr):
+				t.Errorf("the command fails with %q, the stream with %q", failure, wantErr)
+			case failure == "" && !slices.Equal(header, cols):
+				t.Errorf("the command's columns %q, the stream's %q", header, cols)
+			case failure == "" && len(records) < len(want):
+				t.Errorf("the command printed %d rows, the stream %d", len(records), len(want))
+			case failure == "":
+				for i := range want {
+					if !slices.Equal(records[i], want[i]) {
+						t.Fatalf("row %d: the command printed %q, the stream %q", i, records[i], want[i])
+					}
+				}
+			}
 			p.pick("#scenario", sc.Name)
 			p.pick("#seed", "1")
 			p.waitFor("the scenario's query", fmt.Sprintf(`document.querySelector("#query").value === %q`, sc.Query), runTimeout)
@@ -356,13 +416,13 @@ func TestEveryScenario(t *testing.T) {
 			if !strings.HasPrefix(s, "Done") {
 				t.Fatalf("status %q\n%s", s, p.state())
 			}
-			if got, want := evaluate[string](p, `document.querySelector("#m-rows").textContent`), count(len(want)); got != want {
-				t.Errorf("rows out %s, natively %s", got, want)
+			if got, want := evaluate[string](p, `document.querySelector("#m-rows").textContent`), count(len(records)); got != want {
+				t.Errorf("rows out %s, the command printed %s", got, want)
 			}
 			rows := evaluate[[][]string](p, domRows)
 			for i, row := range rows {
-				if i >= len(want) || !slices.Equal(row, want[i]) {
-					t.Fatalf("row %d is %q, natively %q", i, row, want[min(i, len(want)-1)])
+				if i >= len(records) || !slices.Equal(row, records[i]) {
+					t.Fatalf("row %d is %q, the command printed %q", i, row, records[min(i, len(records)-1)])
 				}
 			}
 			p.checkConsole()
