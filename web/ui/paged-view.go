@@ -65,3 +65,8 @@ func (c *PagedView) Slices() []Box {
 	}
 	return out
 }
+
+// FromPageNote says how many of the re-fetches the wide first page answered without a request.
+func (c *PagedView) FromPageNote() string {
+	return " (" + count(c.Run.Trace.Paged.FromPage) + " answered from the wide page, no request)"
+}

@@ -201,6 +201,8 @@ func TestStrategyViews(t *testing.T) {
 			{Kind: "filter_split", Attrs: map[string]any{"slices": 3.0, "slice_bytes": []any{900.0, 1000.0, 400.0}, "max_bytes": 1024.0}},
 			{Kind: "page_fetched"},
 			{Kind: "refetch", Attrs: map[string]any{"rows": 7.0}},
+			{Kind: "page_requested", Attrs: map[string]any{"page": 2.0, "wide": true}},
+			{Kind: "refetch", Attrs: map[string]any{"rows": 2.0, "from_page": true}},
 			{Kind: "request_throttled", Attrs: map[string]any{"retry_after_ns": 1e9}},
 		},
 		"mystery": {{Kind: "something_new", Attrs: map[string]any{"x": []any{1, 2}}}},
@@ -250,7 +252,7 @@ func TestStrategyViews(t *testing.T) {
 		t.Errorf("sweep summary %+v", tv.Sweep)
 	}
 	if len(tv.Paged.Pages) != 2 || !tv.Paged.Pages[0].Tie || tv.Paged.TiesCut != 1 || len(tv.Paged.Slices) != 3 ||
-		tv.Paged.SliceCap != 1024 || tv.Paged.Requests != 1 || tv.Paged.Thin != 1 || tv.Paged.Refetches != 1 || tv.Paged.Throttled != 1 ||
+		tv.Paged.SliceCap != 1024 || tv.Paged.Requests != 1 || tv.Paged.Thin != 1 || tv.Paged.Wide != 1 || tv.Paged.FromPage != 1 || tv.Paged.Refetches != 2 || tv.Paged.Throttled != 1 ||
 		tv.Paged.Pages[0].Keys != 12 {
 		t.Errorf("paged summary %+v", tv.Paged)
 	}

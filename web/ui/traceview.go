@@ -460,9 +460,12 @@ func (s *SweepSummary) add(has func(string) bool, a map[string]any, at time.Dura
 // PagedSummary is the paged join's picture: pages along the build side, tie groups cut, filter slices.
 type PagedSummary struct {
 	Pages []Page
-	// Requests counts requests sent to connectors; Thin the thin pages the join asked for.
+	// Requests counts requests sent to connectors; Thin the thin pages the join asked for, Wide the pages asked
+	// at full width (the first page, by default), FromPage the re-fetches a wide page answered itself.
 	Requests  int64
 	Thin      int64
+	Wide      int64
+	FromPage  int64
 	Throttled int64
 	TiesCut   int64
 	Slices    []Slice
@@ -511,6 +514,9 @@ func (p *PagedSummary) add(has func(string) bool, a map[string]any) {
 		}
 	case has("refetch"):
 		p.Refetches++
+		if b, _ := a["from_page"].(bool); b {
+			p.FromPage++
+		}
 	case has("throttl") || has("retr"):
 		p.Throttled++
 	case has("page") && has("fetched"): // a build-side thin page; a connector's page_returned is any response
@@ -523,7 +529,11 @@ func (p *PagedSummary) add(has func(string) bool, a map[string]any) {
 	case has("request") && has("sent"):
 		p.Requests++
 	case has("page") && has("requested"):
-		p.Thin++
+		if b, _ := a["wide"].(bool); b {
+			p.Wide++
+		} else {
+			p.Thin++
+		}
 	}
 }
 
