@@ -1,9 +1,11 @@
 package join
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -150,5 +152,139 @@ func TestHashAggregateChainSums(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestHashAggregateStringKeys checks the radix path's string keys against the oracle: keys that a row holds in
+// its three key words (0 to 16 bytes: empty, under 8, 8 to 15 with an overlapping second load, exactly 16),
+// longer keys compared in full (17 bytes up, past the 255 a length tag holds), keys that share a prefix of 16
+// bytes or more or differ only in a trailing zero byte, nulls, duplicates, a key on one side only and empty
+// sides; every kind, both build sides and every radix variant of aggPaths (which force the filter on).
+func TestHashAggregateStringKeys(t *testing.T) {
+	long := strings.Repeat("0123456789abcdef", 20) // 320 bytes
+	var pool []string
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 255, 256, 300} {
+		pool = append(pool, long[:n])
+	}
+	pool = append(pool, "a", "a\x00", "\x00", "\x00\x00", long[:16]+"x", long[:16]+"y", long[:300]+"x", long[:300]+"y",
+		long[:255]+"\x00", long[:8]+"\x00", "only-left", "only-right")
+	seed := uint64(4242)
+	r := rand.New(rand.NewPCG(seed, seed))
+	mk := func(rows int, avoid string) *column.Table {
+		tab := column.NewTable(column.Schema{{Name: "k", Type: column.String}, {Name: "v", Type: column.Long}})
+		for i := 0; i < rows; i++ {
+			switch k := pool[r.IntN(len(pool))]; {
+			case r.IntN(10) == 0:
+				tab.Cols[0].AppendNull()
+			case k == avoid:
+				tab.Cols[0].AppendString(pool[0])
+			default:
+				tab.Cols[0].AppendString(k)
+			}
+			if r.IntN(7) == 0 {
+				tab.Cols[1].AppendNull()
+			} else {
+				tab.Cols[1].AppendInt(r.Int64N(1000) - 300)
+			}
+		}
+		tab.N = rows
+		return tab
+	}
+	shapes := []struct {
+		name        string
+		left, right *column.Table
+	}{
+		{"both", mk(300, "only-right"), mk(200, "only-left")},
+		{"empty-left", mk(0, ""), mk(100, "")},
+		{"empty-right", mk(100, ""), mk(0, "")},
+	}
+	for _, sh := range shapes {
+		for _, kind := range []Kind{Inner, InnerUnique, LeftOuter, RightOuter, FullOuter} {
+			spec, err := NewSpec(kind, sh.left.Schema, sh.right.Schema, []int{0}, []int{0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pa, ea, schema := pairAggs(spec)
+			want, _ := rowsOf(t, exec.NewSummarize(NewNestedLoop(spec, &tableOp{t: sh.left, size: 64}, &tableOp{t: sh.right, size: 64}, memory.NewBudget(0)),
+				schema, nil, ea, memory.NewBudget(0)))
+			for _, size := range []int{1, 7, 64} {
+				for _, buildLeft := range []bool{false, true} {
+					for p, path := range aggPaths {
+						if path.rows {
+							continue
+						}
+						a, err := NewHashAggregate(spec, &tableOp{t: sh.left, size: size}, &tableOp{t: sh.right, size: size}, buildLeft, memory.NewBudget(0), pa, schema)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !forcePath(a, p) {
+							t.Fatalf("%s: expected the radix path", kind)
+						}
+						if got, _ := rowsOf(t, a); !slices.Equal(got, want) {
+							t.Fatalf("seed=%d %s %s batch=%d buildLeft=%v path=%s: hash aggregate gave %v, summarize over the oracle %v",
+								seed, sh.name, kind, size, buildLeft, path.name, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKeyWords checks keyWords and strHash against their definitions byte by byte: the words are the first 16
+// bytes little-endian and zero-padded, and keys that differ anywhere hash apart, for every length to 40.
+func TestKeyWords(t *testing.T) {
+	seen := map[uint64]string{}
+	for n := 0; n <= 40; n++ {
+		for _, fill := range []byte{0, 'k', 0xff} {
+			k := strings.Repeat(string(fill), n)
+			if n > 0 {
+				k = k[:n-1] + "\x01"
+			}
+			var b [16]byte
+			copy(b[:], k)
+			w0, w1 := keyWords(k)
+			if w0 != binary.LittleEndian.Uint64(b[:8]) || w1 != binary.LittleEndian.Uint64(b[8:]) {
+				t.Fatalf("keyWords(%q) = %#x, %#x, want the zero-padded little-endian words of %q", k, w0, w1, b)
+			}
+			h, hw0, hw1 := strHash(k)
+			if hw0 != w0 || hw1 != w1 {
+				t.Fatalf("strHash(%q) words %#x, %#x, keyWords gives %#x, %#x", k, hw0, hw1, w0, w1)
+			}
+			if other, ok := seen[h]; ok && other != k {
+				t.Fatalf("strHash(%q) = strHash(%q)", k, other)
+			}
+			seen[h] = k
+		}
+	}
+}
+
+// TestKeyTagAndLongCompare checks what keeps string keys exact when hashes collide, which data cannot be made
+// to do: the tag keeps lengths up to keyLenMask apart and marks exactly the keys longer than inlineKeyBytes, and
+// two long keys with the same tag and first 16 bytes are told apart by their full compare.
+func TestKeyTagAndLongCompare(t *testing.T) {
+	const h = 0xDEADBEEFCAFEF00D
+	for n := 0; n < 300; n++ {
+		tag := keyTag(h, n)
+		if tag&^keyLenMask != h&^keyLenMask {
+			t.Fatalf("keyTag(h, %d) changed the hash's high bits", n)
+		}
+		if long := tag&keyLenMask > inlineKeyBytes; long != (n > inlineKeyBytes) {
+			t.Fatalf("keyTag(h, %d) marks the key long=%v", n, long)
+		}
+		if m := n + 1; m < keyLenMask && keyTag(h, m) == tag {
+			t.Fatalf("keyTag(h, %d) = keyTag(h, %d)", n, m)
+		}
+	}
+	a, b := strings.Repeat("x", 40)+"a", strings.Repeat("x", 40)+"b"
+	w0, w1 := keyWords(a)
+	r := &radixAggregate{strKeys: true, tlong: []string{a}}
+	slot := []uint64{keyTag(h, len(a)), w0, w1, 1}
+	row := []uint64{keyTag(h, len(b)), w0, w1}
+	if !r.sameStr(slot, 0, 0, row, a) {
+		t.Fatal("sameStr: a long key does not match itself")
+	}
+	if r.sameStr(slot, 0, 0, row, b) {
+		t.Fatal("sameStr: two long keys with the same tag and first 16 bytes match")
 	}
 }

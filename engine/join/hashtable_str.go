@@ -1,8 +1,6 @@
 package join
 
 import (
-	"encoding/binary"
-
 	"github.com/joinlab/joinlab/engine/column"
 )
 
@@ -75,28 +73,44 @@ func (t *keyTable) hash(k string) hashedKey {
 }
 
 // strHash returns the hash of k, every bit of which depends on every byte of k, and k's first 16 bytes as two
-// words (see keyWords). It reads k once, 8 bytes at a time.
+// words (see keyWords). It reads k once, 8 bytes at a time: hashWords mixes the length and the first two words,
+// hashTail the rest, and a last xorshift spreads the high bits into the low ones.
 func strHash(k string) (h, w0, w1 uint64) {
 	w0, w1 = keyWords(k)
-	h = uint64(len(k))*0x9E3779B97F4A7C15 ^ w0
-	h = (h ^ h>>29) * 0xBF58476D1CE4E5B9
-	h ^= w1
-	h = (h ^ h>>32) * 0x94D049BB133111EB
-	for i := inlineKeyBytes; i < len(k); i += 8 {
-		h ^= tailWord(k[i:])
-		h = (h ^ h>>32) * 0x94D049BB133111EB
+	h = hashWords(len(k), w0, w1)
+	if len(k) > inlineKeyBytes {
+		h = hashTail(h, k[inlineKeyBytes:])
 	}
 	return h ^ h>>31, w0, w1
 }
 
-// keyWords returns the first 16 bytes of k as two little-endian words, zero-padded.
-func keyWords(k string) (uint64, uint64) {
-	if len(k) >= inlineKeyBytes {
-		return word(k), word(k[8:])
+// hashWords is strHash's mix of a key's length n and its first two words.
+func hashWords(n int, w0, w1 uint64) uint64 {
+	h := uint64(n)*0x9E3779B97F4A7C15 ^ w0
+	h = (h ^ h>>29) * 0xBF58476D1CE4E5B9
+	h ^= w1
+	return (h ^ h>>32) * 0x94D049BB133111EB
+}
+
+// hashTail is strHash's mix of the bytes of a key past its first 16, tail, into h.
+func hashTail(h uint64, tail string) uint64 {
+	for i := 0; i < len(tail); i += 8 {
+		h ^= tailWord(tail[i:])
+		h = (h ^ h>>32) * 0x94D049BB133111EB
 	}
-	var b [inlineKeyBytes]byte
-	copy(b[:], k)
-	return binary.LittleEndian.Uint64(b[:8]), binary.LittleEndian.Uint64(b[8:])
+	return h
+}
+
+// keyWords returns the first 16 bytes of k as two little-endian words, zero-padded. A key of 8 to 15 bytes
+// takes its second word from the 8 bytes ending it, shifted down past the bytes the first word holds.
+func keyWords(k string) (uint64, uint64) {
+	switch n := len(k); {
+	case n >= inlineKeyBytes:
+		return word(k), word(k[8:])
+	case n >= 8:
+		return word(k), word(k[n-8:]) >> (8 * (inlineKeyBytes - n))
+	}
+	return tailWord(k), 0
 }
 
 // word reads the first 8 bytes of s (which has at least 8) as a little-endian word; the compiler turns it

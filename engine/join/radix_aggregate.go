@@ -3,6 +3,7 @@ package join
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
@@ -19,8 +20,10 @@ import (
 // output rows, its own values times that many, and the key's build sums.
 //
 //	build    read the build side (held as its batches), choose 2^bits partitions so a partition's table is
-//	         about radixPartitionBytes, copy each row's key and summed values into its partition, drop the batches
-//	probe    copy each probe row's key and summed values into its partition, while the budget allows
+//	         about radixPartitionBytes, copy each row's key and summed values into its partition and set its
+//	         key's bit in the filter, drop the batches
+//	probe    copy each probe row whose key's filter bit is set into its partition, while the budget allows;
+//	         a row whose bit is clear matches no build row and is folded at once as unmatched
 //	fold     per partition: build its table (in cache), probe its rows against it, fold the build keys no probe
 //	         row found (outer kinds), clear the table for the next partition
 //
@@ -28,15 +31,28 @@ import (
 // tables of every partition are built and kept, the probe rows held so far are folded, and the rest of the
 // probe side is looked up batch by batch, one random table access per row as in the plain hash join.
 //
+// The filter (with more than one partition) has one bit per value of the top bits of a key hash, sized to
+// filterBitsPerRow bits a build row: a clear bit proves no build row has the key, so a probe row that misses is never copied,
+// hashed again or looked up. It is read at random, but it is small enough to stay in the last-level cache where
+// the tables together are not, and a probe side whose keys mostly miss (an inner join that drops most probe
+// rows) is then mostly read once and dropped.
+//
 // Rows of one partition keep their input order, so "first row" rules still hold: innerunique building on the
 // left keeps a key's first build row, and probing with the left folds only a key's first probe row.
 //
-// Memory: the build batches until they are partitioned; then 8 bytes a row per key word (1 for int64 keys;
-// hash, length and the first 16 bytes for any other key) and per summed value, for every build row and every
-// held probe row; and tables of 8 bytes a slot per key word, meta word and build-side sum, two to four slots a
-// build row of a partition — one partition's table at a time, or all of them when the probe side is not held.
-// Keys longer than 16 bytes are also kept by reference. Cost: one pass over each side, each row's key and
-// summed values copied once into its partition, and table accesses that stay in cache.
+// A row carries its key already hashed, so no phase hashes a key twice: an int64 key is stored as intHash of it,
+// which is a bijection (so equal hashes are equal keys, and the table compares hashes alone); any other key as
+// its hash with the length in the low byte (keyTag), then its first 16 bytes. Two keys of at most 16 bytes are
+// equal exactly when those three words are; a longer key is compared in full once they match.
+//
+// Memory: the build batches until they are partitioned; then 8 bytes a row per key word (1 for int64 keys, 3
+// for any other) and per summed value, for every build row and every held probe row whose filter bit is set; the
+// filter, filterBitsPerRow bits a build row; and tables of 8 bytes a slot per key word, meta word and build-side
+// sum, two to four slots a build row of a partition — one partition's table at a time, or all of them when the
+// probe side is not held.
+// Keys longer than 16 bytes are also kept by reference. Cost: one pass over each side hashing each key once, one
+// filter access per row, each build row and each probe row that passes the filter copied once into its
+// partition, and table accesses that stay in cache.
 type radixAggregate struct {
 	spec         *Spec
 	build, probe exec.Operator
@@ -47,7 +63,7 @@ type radixAggregate struct {
 	uniqueBuild  bool // innerunique building on the left: a key keeps its first build row
 	dedupe       bool // innerunique probing with the left: a key's first probe row alone joins
 	mark         bool // a found key is marked matched (outer build side, or dedupe)
-	strKeys      bool // the key is not one int64: rows carry its hash, length and first 16 bytes
+	strKeys      bool // the key is not one int64: rows carry its tagged hash and first 16 bytes
 
 	// The aggregates: pairs counts output rows; bsum and psum are the sums over build-side and probe-side
 	// columns (bcols, pcols), in the order of aggs' targets bidx and pidx.
@@ -57,18 +73,24 @@ type radixAggregate struct {
 	bcols, pcols []int
 	bidx, pidx   []int
 
-	bits   uint // log2 of the partition count
-	bparts []radixPart
-	pparts []radixPart
-	tabs   []radixTable
-	table  []uint64 // the slots of every table in tabs (see radixTable)
+	bits uint // log2 of the partition count
+	// filter has bit h>>filterShift set for the hash h of every build key; nil with one partition.
+	filter      []uint64
+	filterShift uint
+	bparts      []radixPart
+	pparts      []radixPart
+	tabs        []radixTable
+	table       []uint64 // the slots of every table in tabs (see radixTable)
 	// tlong holds per slot the key, for keys longer than inlineKeyBytes; bnulls per build-side sum and slot the
 	// key's build rows whose value is null. Both are nil until needed.
 	tlong  []string
 	bnulls [][]int32
-	free   [][]uint64 // chunks given back, reused before allocating
 	buf    []byte
 	encs   []string
+	// hashes, words0, words1 and sel are scatter's scratch: per kept row of a batch, its key hash, its key's
+	// first two words (string keys) and its row number.
+	hashes, words0, words1 []uint64
+	sel                    []int32
 
 	// Test knobs: forceBits, when >= 0, fixes bits; bufferBatches, when >= 0, stops holding probe rows after
 	// that many batches, as if the budget had run out.
@@ -89,19 +111,39 @@ const (
 	// radixChunkWords is the size of one block of partition rows (32 KiB): partitions grow by whole chunks, so
 	// nothing is copied as they grow.
 	radixChunkWords = 4096
+	// filterBitsPerRow sizes the filter: with one bit tested per key, a key no build row has passes with
+	// probability at most 1-e^(-1/8), under 12%, and a filter for 1M build rows is 1 MiB.
+	filterBitsPerRow = 8
+	// maxFilterBits caps the filter at 16 MiB, beyond which it no longer stays in a cache.
+	maxFilterBits = 1 << 27
+	// keyLenMask is the low byte of a tagged string hash (keyTag), which holds the key's length, capped at
+	// keyLenMask: a capped length is a key longer than inlineKeyBytes, compared in full anyway.
+	keyLenMask = 0xFF
 	// matchedBit marks, in a slot's meta word, a key some probe row found; the low 32 bits count its build rows.
 	matchedBit = 1 << 32
 )
 
 // radixPart is the rows of one partition: fixed-stride rows of 8-byte words in chunks, in input order. A row is
-// its key words (the key, or hash, length and two words) and then its summed values (0 for a null one).
+// its key words (intHash of the key, or the tagged hash and two words) and then its summed values (0 for a null
+// one). A chunk holds radixChunkWords/stride rows; the last chunk, cur, holds the rows past the full ones.
 type radixPart struct {
-	chunks [][]uint64 // full chunks, in order
-	cur    []uint64   // the chunk being filled
+	chunks []*radixChunk // full chunks, in order
+	cur    *radixChunk   // the chunk being filled; nil before the first row
+	room   int           // words of cur not yet used
 	rows   int
 	nulls  []radixNull // the null values among the rows, in row order
 	long   []string    // the keys longer than inlineKeyBytes, in row order
 }
+
+// radixChunk is one block of partition rows.
+type radixChunk [radixChunkWords]uint64
+
+// radixChunks keeps the chunks of finished runs for the next ones. Writing rows into memory fresh from the
+// operating system costs a page fault per 4 KiB natively, and under js/wasm every chunk allocated is garbage the
+// collector must find again (and, with string columns in memory, a collection marks every string); a run that
+// takes its chunks from here allocates almost nothing. Chunks are never cleared: a row is written before it is
+// read. The pool holds no more than the collector lets it keep between two collections.
+var radixChunks = sync.Pool{New: func() any { return new(radixChunk) }}
 
 // radixNull is a null summed value: row of its partition and index of the sum.
 type radixNull struct{ row, sum int32 }
@@ -137,7 +179,7 @@ func newRadixAggregate(h *Hash, aggs []aggTarget) *radixAggregate {
 // keyWords is how many words of a row or slot the key takes.
 func (r *radixAggregate) keyWords() int {
 	if r.strKeys {
-		return 4
+		return 3
 	}
 	return 1
 }
@@ -173,7 +215,6 @@ func (r *radixAggregate) run(ctx context.Context) error {
 				r.probeRows(&r.pparts[p])
 				r.release(&r.pparts[p])
 			}
-			r.free = nil
 			r.budget.Shrink(heldBytes)
 			r.held -= heldBytes
 		}
@@ -258,6 +299,16 @@ func (r *radixAggregate) partitionBuild(ctx context.Context) error {
 	if err := r.grow("the radix join's build rows", r.rowBytes(n, len(r.bcols))+int64(parts)*radixChunkWords*8); err != nil {
 		return err
 	}
+	if r.bits > 0 {
+		fbits := uint(6)
+		for 1<<fbits < filterBitsPerRow*n && 1<<fbits < maxFilterBits {
+			fbits++
+		}
+		if err := r.grow("the radix join's filter", 1<<fbits/8); err != nil {
+			return err
+		}
+		r.filter, r.filterShift = make([]uint64, 1<<fbits/64), 64-fbits
+	}
 	r.bparts = make([]radixPart, parts)
 	for i, b := range batches {
 		r.scatter(b, true, r.bparts)
@@ -282,8 +333,13 @@ func (r *radixAggregate) chooseBits(n int) uint {
 }
 
 // scatter copies the rows of b with a non-null key into parts (by the top bits of the key hash; all into
-// parts[0] when there is one), and folds rows with a null key, which match nothing, as unmatched rows when the
-// kind outputs them.
+// parts[0] when there is one), setting their keys' filter bits for the build side. Probe rows whose filter bit
+// is clear, and rows with a null key, match nothing: they are folded as unmatched rows when the kind outputs
+// them, and dropped.
+//
+// It runs in two passes over the batch. The first hashes every key and lists the rows kept, without a branch on
+// the filter test (which goes either way at random when many probe rows miss); the second copies the rows
+// listed, each to the end of its partition.
 func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart) {
 	keyIdx, colIdx, unmatched := r.pkeys, r.pcols, r.ps.unmatched
 	if build {
@@ -300,86 +356,227 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 	for _, k := range keys {
 		keyNulls = keyNulls || k.HasNulls()
 	}
+	n := b.N
+	if cap(r.hashes) < n {
+		r.hashes, r.words0, r.words1, r.sel = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]int32, n)
+	}
+	if !r.strKeys && !keyNulls && !valNulls {
+		ints := make([][]int64, len(vals))
+		for j, v := range vals {
+			ints[j] = v.Ints[:n]
+		}
+		acc := r.psum
+		if build {
+			acc = r.bsum
+		}
+		r.scatterInts(keys[0].Ints[:n], ints, build, unmatched, acc, parts)
+		return
+	}
+	var strs []string
+	if r.strKeys {
+		if singleStringKey(keys) {
+			strs = keys[0].Strs[:n]
+		} else {
+			r.encs, r.buf = encodedKeys(keys, 0, n, r.buf, r.encs)
+			strs = r.encs
+		}
+	}
+	kept := r.hashKeys(keys, strs, keyNulls, build, n)
+	if unmatched && kept < n {
+		k := 0
+		for i := 0; i < n; i++ {
+			if k < kept && int(r.sel[k]) == i {
+				k++
+				continue
+			}
+			r.foldUnmatchedRow(vals, i, build)
+		}
+	}
+	// Pass 2: copy the kept rows.
 	kw := r.keyWords()
 	stride := kw + len(vals)
 	shift := 64 - r.bits
 	if len(parts) == 1 {
 		shift = 64
 	}
-	var strs []string
-	if r.strKeys {
-		if singleStringKey(keys) {
-			strs = keys[0].Strs[:b.N]
-		} else {
-			r.encs, r.buf = encodedKeys(keys, 0, b.N, r.buf, r.encs)
-			strs = r.encs
-		}
+	ints := make([][]int64, len(vals))
+	for j, v := range vals {
+		ints[j] = v.Ints[:n]
 	}
-	for i := 0; i < b.N; i++ {
-		if keyNulls && hasNullKey(keys, i) {
-			if unmatched {
-				r.foldNullKeyRow(vals, i, build)
-			}
-			continue
+	hs, w0s, w1s, sel := r.hashes[:kept], r.words0[:kept], r.words1[:kept], r.sel[:kept]
+	for k, h := range hs {
+		i := int(sel[k])
+		pt := &parts[h>>shift]
+		if pt.room < stride {
+			pt.nextChunk()
 		}
-		var row []uint64
-		var pt *radixPart
-		if r.strKeys {
-			s := strs[i]
-			h, w0, w1 := strHash(s)
-			pt = &parts[h>>shift]
-			row = r.appendRow(pt, stride)
-			row[0], row[1], row[2], row[3] = h, uint64(len(s)), w0, w1
-			if len(s) > inlineKeyBytes {
-				pt.long = append(pt.long, s)
+		o := radixChunkWords - pt.room
+		pt.room -= stride
+		row := pt.cur[o : o+stride : o+stride]
+		row[0] = h
+		if strs != nil {
+			row[1], row[2] = w0s[k], w1s[k]
+			if uint32(h&keyLenMask) > inlineKeyBytes {
+				pt.long = append(pt.long, strs[i])
 			}
-		} else {
-			x := keys[0].Ints[i]
-			pt = &parts[intHash(x)>>shift]
-			row = r.appendRow(pt, stride)
-			row[0] = uint64(x)
 		}
-		for j, v := range vals {
-			if valNulls && v.IsNull(i) {
-				row[kw+j] = 0
-				pt.nulls = append(pt.nulls, radixNull{row: int32(pt.rows), sum: int32(j)})
-				continue
+		for j, v := range ints {
+			row[kw+j] = uint64(v[i])
+		}
+		if valNulls {
+			for j, v := range vals {
+				if v.IsNull(i) {
+					row[kw+j] = 0
+					pt.nulls = append(pt.nulls, radixNull{row: int32(pt.rows), sum: int32(j)})
+				}
 			}
-			row[kw+j] = uint64(v.Ints[i])
 		}
 		pt.rows++
 	}
 }
 
-// appendRow extends pt by one row of stride words and returns it.
-func (r *radixAggregate) appendRow(pt *radixPart, stride int) []uint64 {
-	n := len(pt.cur)
-	if n+stride > cap(pt.cur) {
-		if pt.cur != nil {
-			pt.chunks = append(pt.chunks, pt.cur)
+// hashKeys is scatter's first pass over the n rows of a batch: rows [0, kept) of r.hashes, r.words0, r.words1
+// and r.sel are the kept rows' key hashes, first two key words (string keys, strs) and row numbers. It sets the
+// keys' filter bits for the build side and keeps only the probe rows whose bit is set.
+func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, keyNulls, build bool, n int) int {
+	hs, w0s, w1s, sel := r.hashes[:n], r.words0[:n], r.words1[:n], r.sel[:n]
+	filter, fshift := r.filter, r.filterShift
+	test, set := filter != nil && !build, filter != nil && build
+	kept := 0
+	for i := 0; i < n; i++ {
+		if keyNulls && hasNullKey(keys, i) {
+			continue
 		}
-		if k := len(r.free); k > 0 {
-			pt.cur, r.free = r.free[k-1][:0], r.free[:k-1]
+		var h uint64
+		if strs != nil {
+			s := strs[i]
+			var w0, w1 uint64
+			if len(s) >= inlineKeyBytes {
+				w0, w1 = word(s), word(s[8:])
+			} else {
+				w0, w1 = keyWords(s)
+			}
+			h = hashWords(len(s), w0, w1) // strHash, by hand: a call per row costs more than the hash
+			if len(s) > inlineKeyBytes {
+				h = hashTail(h, s[inlineKeyBytes:])
+			}
+			h = keyTag(h^h>>31, len(s))
+			w0s[kept], w1s[kept] = w0, w1
 		} else {
-			pt.cur = make([]uint64, 0, radixChunkWords)
+			h = intHash(keys[0].Ints[i])
 		}
-		n = 0
+		f := h >> fshift
+		hs[kept], sel[kept] = h, int32(i)
+		switch {
+		case test:
+			kept += int(filter[f/64] >> (f % 64) & 1)
+		case set:
+			filter[f/64] |= 1 << (f % 64)
+			kept++
+		default:
+			kept++
+		}
 	}
-	pt.cur = pt.cur[:n+stride]
-	return pt.cur[n : n+stride : n+stride]
+	return kept
 }
 
-// release empties pt, keeping its chunks for reuse.
-func (r *radixAggregate) release(pt *radixPart) {
-	r.free = append(r.free, pt.chunks...)
+// scatterInts is scatter for int64 keys and values with no nulls, the common case, on loops without the general
+// one's per-row tests; acc is the side's sums, for rows that match nothing when unmatched.
+func (r *radixAggregate) scatterInts(keys []int64, vals [][]int64, build, unmatched bool, acc []sumAcc, parts []radixPart) {
+	filter, fshift := r.filter, r.filterShift
+	hs, sel := r.hashes[:len(keys)], r.sel[:len(keys)]
+	kept := 0
+	if filter != nil && !build {
+		for i, x := range keys {
+			h := intHash(x)
+			f := h >> fshift
+			hs[kept], sel[kept] = h, int32(i)
+			kept += int(filter[f/64] >> (f % 64) & 1)
+		}
+	} else {
+		for i, x := range keys {
+			h := intHash(x)
+			hs[i], sel[i] = h, int32(i)
+			if filter != nil {
+				f := h >> fshift
+				filter[f/64] |= 1 << (f % 64)
+			}
+		}
+		kept = len(keys)
+	}
+	if unmatched && kept < len(keys) {
+		r.pairs += int64(len(keys) - kept)
+		for j, v := range vals {
+			k := 0
+			for i, x := range v {
+				if k < kept && int(sel[k]) == i {
+					k++
+					continue
+				}
+				acc[j].s += x
+				acc[j].n++
+			}
+		}
+	}
+	shift := 64 - r.bits
+	if len(parts) == 1 {
+		shift = 64
+	}
+	stride := 1 + len(vals)
+	for k, h := range hs[:kept] {
+		i := sel[k]
+		pt := &parts[h>>shift]
+		if pt.room < stride {
+			pt.nextChunk()
+		}
+		o := radixChunkWords - pt.room
+		pt.room -= stride
+		row := pt.cur[o : o+stride : o+stride]
+		row[0] = h
+		for j, v := range vals {
+			row[1+j] = uint64(v[i])
+		}
+		pt.rows++
+	}
+}
+
+// keyTag is hash h of a string key of n bytes with n, capped at keyLenMask, in its low byte: tables and
+// partitions take their bits from the top, and an equal tag implies an equal length (or two long keys).
+func keyTag(h uint64, n int) uint64 { return h&^keyLenMask | uint64(min(n, keyLenMask)) }
+
+// nextChunk starts a new chunk for pt's next rows.
+func (pt *radixPart) nextChunk() {
 	if pt.cur != nil {
-		r.free = append(r.free, pt.cur)
+		pt.chunks = append(pt.chunks, pt.cur)
+	}
+	pt.cur, pt.room = radixChunks.Get().(*radixChunk), radixChunkWords
+}
+
+// release empties pt, giving its chunks back to radixChunks.
+func (r *radixAggregate) release(pt *radixPart) {
+	for _, c := range pt.chunks {
+		radixChunks.Put(c)
+	}
+	if pt.cur != nil {
+		radixChunks.Put(pt.cur)
 	}
 	*pt = radixPart{}
 }
 
-// foldNullKeyRow folds row i of a batch as an unmatched row of its side: one output row, and its own values.
-func (r *radixAggregate) foldNullKeyRow(vals []*column.Vector, i int, build bool) {
+// words lists pt's chunks in row order, each cut to its rows of stride words.
+func (pt *radixPart) words(stride int) [][]uint64 {
+	out := make([][]uint64, 0, len(pt.chunks)+1)
+	for _, c := range pt.chunks {
+		out = append(out, c[:radixChunkWords/stride*stride])
+	}
+	if pt.cur != nil {
+		out = append(out, pt.cur[:radixChunkWords-pt.room])
+	}
+	return out
+}
+
+// foldUnmatchedRow folds row i of a batch as an unmatched row of its side: one output row, and its own values.
+func (r *radixAggregate) foldUnmatchedRow(vals []*column.Vector, i int, build bool) {
 	acc := r.psum
 	if build {
 		acc = r.bsum
@@ -391,14 +588,6 @@ func (r *radixAggregate) foldNullKeyRow(vals []*column.Vector, i int, build bool
 			acc[j].n++
 		}
 	}
-}
-
-// chunksOf lists pt's chunks in row order.
-func chunksOf(pt *radixPart) [][]uint64 {
-	if pt.cur == nil {
-		return pt.chunks
-	}
-	return append(pt.chunks[:len(pt.chunks):len(pt.chunks)], pt.cur)
 }
 
 // buildAllTables gives every partition its own table and fills them all, for probe rows looked up in any order.
@@ -485,28 +674,31 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 	tab := r.table
 	mask := uint64(1)<<t.lbits - 1
 	lshift := 64 - t.lbits
+	strKeys, bits := r.strKeys, r.bits
 	row, nc, lc := 0, 0, 0
-	for _, c := range chunksOf(pt) {
+	for _, c := range pt.words(stride) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
-			if r.strKeys {
-				if x[1] > inlineKeyBytes {
-					long = pt.long[lc]
-					lc++
-				}
-			} else {
-				h = intHash(int64(h))
+			if strKeys && h&keyLenMask > inlineKeyBytes {
+				long = pt.long[lc]
+				lc++
 			}
-			s := (h << r.bits) >> lshift
+			s := (h << bits) >> lshift
 			kept := true
 			for {
 				e := (t.base + int(s)) * sw
 				meta := tab[e+kw]
 				if meta == 0 {
-					copy(tab[e:e+kw], x[:kw])
-					tab[e+kw] = 1
-					copy(tab[e+kw+1:e+sw], x[kw:])
+					// Word by word: copy is a call (memmove) under js/wasm, dearer than a few words.
+					slot := tab[e : e+sw : e+sw]
+					for j := 0; j < kw; j++ {
+						slot[j] = x[j]
+					}
+					slot[kw] = 1
+					for j := kw; j < stride; j++ {
+						slot[j+1] = x[j]
+					}
 					if long != "" {
 						if r.tlong == nil {
 							r.tlong = make([]string, len(tab)/sw)
@@ -515,7 +707,7 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 					}
 					break
 				}
-				if tab[e] == x[0] && (!r.strKeys || r.sameStr(tab, e, t.base+int(s), x, long)) {
+				if tab[e] == x[0] && (!strKeys || r.sameStr(tab, e, t.base+int(s), x, long)) {
 					if r.uniqueBuild {
 						kept = false
 						break
@@ -542,10 +734,10 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 	}
 }
 
-// sameStr reports whether slot e (number slot) holds the string key of row x, whose hash already matched;
-// long is the key when it is longer than inlineKeyBytes.
+// sameStr reports whether slot e (number slot) holds the string key of row x, whose tagged hash already
+// matched; long is the key when it is longer than inlineKeyBytes.
 func (r *radixAggregate) sameStr(tab []uint64, e, slot int, x []uint64, long string) bool {
-	return tab[e+1] == x[1] && tab[e+2] == x[2] && tab[e+3] == x[3] && (long == "" || r.tlong[slot] == long)
+	return tab[e+1] == x[1] && tab[e+2] == x[2] && (long == "" || r.tlong[slot] == long)
 }
 
 // probeRows folds the probe rows of pt against the tables: a found key adds its build rows as output rows,
@@ -557,37 +749,34 @@ func (r *radixAggregate) probeRows(pt *radixPart) {
 	tab, tabs := r.table, r.tabs
 	bsum, psum := r.bsum, r.psum
 	pairs, unmatched := r.pairs, r.ps.unmatched
-	shift := 64 - r.bits
+	strKeys, mark, dedupe, bits, bnulls := r.strKeys, r.mark, r.dedupe, r.bits, r.bnulls
+	shift := 64 - bits
 	row, nc, lc := 0, 0, 0
-	for _, c := range chunksOf(pt) {
+	for _, c := range pt.words(stride) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
-			if r.strKeys {
-				if x[1] > inlineKeyBytes {
-					long = pt.long[lc]
-					lc++
-				}
-			} else {
-				h = intHash(int64(h))
+			if strKeys && h&keyLenMask > inlineKeyBytes {
+				long = pt.long[lc]
+				lc++
 			}
 			t := tabs[h>>shift]
 			mask := uint64(1)<<t.lbits - 1
-			s := (h << r.bits) >> (64 - t.lbits)
+			s := (h << bits) >> (64 - t.lbits)
 			// Find the key's slot, or the empty slot that ends its run. The fold below needs no branch on which:
 			// an empty slot's meta and sums are 0, so it adds nothing (whether a probe row finds its key is a
 			// coin toss on typical data, and a mispredicted branch per row cost more than the table access).
 			var e int
 			for {
 				e = (t.base + int(s)) * sw
-				if tab[e+kw] == 0 || tab[e] == x[0] && (!r.strKeys || r.sameStr(tab, e, t.base+int(s), x, long)) {
+				if tab[e+kw] == 0 || tab[e] == x[0] && (!strKeys || r.sameStr(tab, e, t.base+int(s), x, long)) {
 					break
 				}
 				s = (s + 1) & mask
 			}
 			meta := tab[e+kw]
-			if r.mark && meta != 0 {
-				if meta&matchedBit != 0 && r.dedupe {
+			if mark && meta != 0 {
+				if meta&matchedBit != 0 && dedupe {
 					meta = 0 // a later probe row of the key: it joins nothing
 				} else {
 					tab[e+kw] = meta | matchedBit
@@ -601,7 +790,7 @@ func (r *radixAggregate) probeRows(pt *radixPart) {
 			for j := 0; j < nb; j++ {
 				bsum[j].s += int64(tab[e+kw+1+j]) * found
 				bsum[j].n += m
-				if bn := r.bnulls[j]; bn != nil {
+				if bn := bnulls[j]; bn != nil {
 					bsum[j].n -= int64(bn[t.base+int(s)]) * found
 				}
 			}

@@ -110,3 +110,26 @@ func TestStrKey(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWorkloads runs workloads a and b at full size, for profiling (natively with -cpuprofile, under
+// js/wasm with node --cpu-prof); the data is generated once per dataset, outside the timer.
+func BenchmarkWorkloads(b *testing.B) {
+	for _, name := range []string{"a", "b"} {
+		w, err := Find(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			d, err := Generate(w.Data, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if _, _, err := Run(context.Background(), w, d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
