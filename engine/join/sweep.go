@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -27,19 +28,25 @@ import (
 //
 //	load ──► order ──► sweep ──► unmatched ──► done
 //
-//	load       read both inputs whole, accounting them (and 40 bytes a row of working arrays) to the budget
+//	load       read both inputs whole, accounting them (and 40 bytes a row of working arrays) to the budget;
+//	           batches that are consecutive views of one array (an in-memory table's scan) are not copied
 //	order      give every key a dense number, counting-sort each side's rows by key, then order each key's
-//	           rows by start (a check first: rows that arrive in time order, as time series do, are not sorted)
+//	           rows by start: by insertion for the few dozen rows most keys hold, by pdqsort for larger keys
+//	           (after a check: rows that arrive in time order, as time series do, are not sorted)
 //	sweep      for each key, merge the two sides by start. Each side keeps an active set: a min-heap of its
 //	           rows ordered by end. When a row is reached at position p = its start, the other side's rows that
 //	           end too early to overlap anything at or after p are popped from the top of that side's heap
 //	           (expired), every row left in it overlaps the new row's start, and is emitted with it once the
-//	           remaining comparison holds; then the new row joins its own side's heap
+//	           remaining comparison holds; then the new row joins its own side's heap — unless it already ends
+//	           too early for the other side's next row, and so expires on arrival (most rows, when intervals
+//	           are short against the gaps between them)
 //	unmatched  emit the rows the kind asks for at the end: never matched (outer, anti) or matched (semi)
 //
 // Each pair is met exactly once: by whichever of its two rows the sweep reaches second, while the first is
 // still active (it can only have expired if its end makes it miss every later row). A pair's output row is
 // the left row's columns, the right row's, then overlap_start = max(ls, rs) and overlap_end = min(le, re).
+// A pair records both rows' bounds and the key (one int column), so those output columns are built from the
+// pairs; only other columns are gathered from the inputs by row number.
 //
 // Output order: by key number, then by the sweep; the end phase's rows in input order, left before right.
 // Memory: both inputs, the working arrays, and the heaps (at most the rows of one key). Cost: O(n log n) to
@@ -59,24 +66,28 @@ type Sweep struct {
 	det    *trace.Details
 	ls, rs side
 
-	state       sweepState
-	lt, rt      *column.Table
-	lv, rv      []interval // each side's rows with non-null key, start and end, by key then start
-	lgrp, rgrp  []int32    // key k's rows are lv[lgrp[k]:lgrp[k+1]] (and rv likewise)
-	keyText     func(k int) string
-	lmatch      []bool // by input row; nil when the kind needs no end phase for that side
-	rmatch      []bool
-	held        int64
-	key         int   // the key being swept
-	inKey       bool  // the sweep of s.key has begun (its heaps are live)
-	i, j        int   // the next left and right rows of that key
-	pos         int64 // the sweep line: the start of the row reached last
-	lheap       endHeap
-	rheap       endHeap
-	lidx, ridx  []int32
-	ostart, oen []int64
-	endSide     int // unmatched phase: 0 left, 1 right
-	endRow      int
+	state      sweepState
+	lt, rt     *column.Table
+	lv, rv     []interval // each side's rows with non-null key, start and end, by key then start
+	lgrp, rgrp []int32    // key k's rows are lv[lgrp[k]:lgrp[k+1]] (and rv likewise)
+	keyText    func(k int) string
+	// When the key is one int column (intKeys), key number k's value is keyVals[k], or keyLo+k when the keys
+	// are numbered by offset (keyVals nil): pairs carry it, so the key columns of the output are not gathered.
+	intKeys bool
+	keyLo   int64
+	keyVals []int64
+	lmatch  []bool // by input row; nil when the kind needs no end phase for that side
+	rmatch  []bool
+	held    int64
+	key     int   // the key being swept
+	inKey   bool  // the sweep of s.key has begun (its heaps are live)
+	i, j    int   // the next left and right rows of that key
+	pos     int64 // the sweep line: the start of the row reached last
+	lheap   endHeap
+	rheap   endHeap
+	out     pending
+	endSide int // unmatched phase: 0 left, 1 right
+	endRow  int
 
 	stats sweepStats
 	// maxOut bounds the rows of one output batch (it may exceed it by one active set); tests shrink it.
@@ -181,7 +192,7 @@ type interval struct {
 }
 
 type sweepStats struct {
-	activeMax, expired, overlaps, swept int64
+	activeMax, expired, overlaps int64
 }
 
 // NewSweep makes an interval join of left and right under spec, reporting to sink and details (either may be
@@ -216,7 +227,7 @@ func (s *Sweep) Next(ctx context.Context) (*column.Batch, error) {
 			if s.sweep() {
 				return s.assemble(), nil
 			}
-			if len(s.lidx) > 0 {
+			if len(s.out.lrow) > 0 {
 				return s.assemble(), nil
 			}
 			s.finish()
@@ -238,8 +249,7 @@ func (s *Sweep) Next(ctx context.Context) (*column.Batch, error) {
 
 // load reads both inputs and orders their rows by key, then start.
 func (s *Sweep) load(ctx context.Context) error {
-	// Batches are kept as they come and copied once into vectors of the exact size: appending to growing
-	// vectors would copy every row about twice more.
+	// Batches are kept as they come and joined once per column (see joinColumn).
 	read := func(op exec.Operator, what string) (*column.Table, error) {
 		var batches []*column.Batch
 		rows := 0
@@ -254,12 +264,10 @@ func (s *Sweep) load(ctx context.Context) error {
 			return nil
 		})
 		t := column.NewTable(op.Schema())
-		for i, f := range op.Schema() {
-			t.Cols[i] = column.NewVector(f.Type, rows)
+		for c, f := range op.Schema() {
+			t.Cols[c] = joinColumn(batches, c, f.Type, rows)
 		}
-		for _, b := range batches {
-			t.Append(b)
-		}
+		t.N = rows
 		return t, err
 	}
 	var err error
@@ -284,6 +292,52 @@ func (s *Sweep) load(ctx context.Context) error {
 	return nil
 }
 
+// joinColumn makes column c of the batches one vector of rows rows (nil if the column is dead). Batches that
+// are consecutive views of one int64 array without nulls, as a scan of an in-memory table returns, are joined
+// as that array, without copying a row (the batches belong to the sweep, which only reads them); otherwise
+// the rows are copied once into a vector of the exact size, as appending to a growing vector would copy every
+// row about twice more.
+func joinColumn(batches []*column.Batch, c int, t column.Type, rows int) *column.Vector {
+	for _, b := range batches {
+		if b.Cols[c] == nil {
+			return nil
+		}
+	}
+	if v := adjacentInts(batches, c, t, rows); v != nil {
+		return v
+	}
+	v := column.NewVector(t, rows)
+	for _, b := range batches {
+		v.AppendVector(b.Cols[c])
+	}
+	return v
+}
+
+// adjacentInts returns column c of the batches as one vector over their shared array, or nil unless each
+// batch's values start where the previous batch's end in memory and none holds a null.
+func adjacentInts(batches []*column.Batch, c int, t column.Type, rows int) *column.Vector {
+	if len(batches) == 0 {
+		return nil
+	}
+	whole := batches[0].Cols[c].Ints
+	if len(whole) == 0 || cap(whole) < rows {
+		return nil
+	}
+	whole = whole[:rows]
+	at := 0
+	for _, b := range batches {
+		v := b.Cols[c]
+		if v.HasNulls() || len(v.Ints) < b.N || (b.N > 0 && &v.Ints[0] != &whole[at]) {
+			return nil
+		}
+		at += b.N
+	}
+	out := column.NewVector(t, 0)
+	out.Ints = whole
+	out.SetLen(rows)
+	return out
+}
+
 // denseSlack bounds how sparse int keys may be for their values, less the smallest, to serve directly as key
 // numbers: up to twice the rows plus a little (dictionary codes, small ids) costs no more than a hash map.
 const denseSlack = 4096
@@ -294,24 +348,24 @@ const denseSlack = 4096
 func (s *Sweep) numberKeys(lk, rk []*column.Vector) (lids, rids []int32, n int) {
 	ln, rn := s.lt.N, s.rt.N
 	lids, rids = make([]int32, ln), make([]int32, rn)
-	if intKeyed(s.spec.KeyTypes) {
-		lo, hi, seen := int64(0), int64(0), false
+	if s.intKeys = intKeyed(s.spec.KeyTypes); s.intKeys {
+		lo, hi, seen := int64(math.MaxInt64), int64(math.MinInt64), false
 		for _, side := range []struct {
 			k *column.Vector
 			n int
 		}{{lk[0], ln}, {rk[0], rn}} {
-			for i, x := range side.k.Ints[:side.n] {
-				if side.k.HasNulls() && side.k.IsNull(i) {
-					continue
+			if side.k.HasNulls() {
+				for i, x := range side.k.Ints[:side.n] {
+					if !side.k.Nulls.Get(i) {
+						lo, hi, seen = min(lo, x), max(hi, x), true
+					}
 				}
-				if !seen || x < lo {
-					lo = x
-				}
-				if !seen || x > hi {
-					hi = x
-				}
-				seen = true
+				continue
 			}
+			for _, x := range side.k.Ints[:side.n] {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+			seen = seen || side.n > 0
 		}
 		if span := uint64(hi - lo); seen && span < uint64(2*(ln+rn)+denseSlack) {
 			fill := func(k *column.Vector, ids []int32) {
@@ -328,6 +382,7 @@ func (s *Sweep) numberKeys(lk, rk []*column.Vector) (lids, rids []int32, n int) 
 			}
 			fill(lk[0], lids)
 			fill(rk[0], rids)
+			s.keyLo = lo
 			s.keyText = func(k int) string { return strconv.FormatInt(lo+int64(k), 10) }
 			return lids, rids, int(span) + 1
 		}
@@ -350,6 +405,7 @@ func (s *Sweep) numberKeys(lk, rk []*column.Vector) (lids, rids []int32, n int) 
 		}
 		fill(lk[0], lids)
 		fill(rk[0], rids)
+		s.keyVals = texts
 		s.keyText = func(k int) string { return strconv.FormatInt(texts[k], 10) }
 		return lids, rids, len(m)
 	}
@@ -380,7 +436,8 @@ func (s *Sweep) numberKeys(lk, rk []*column.Vector) (lids, rids []int32, n int) 
 }
 
 // orderByKey counting-sorts one side's rows by key number (rows with a null key, start or end are left out:
-// they overlap nothing), then orders each key's rows by start, sorting only a key whose rows are out of order.
+// they overlap nothing), then orders each key's rows by start: by insertion for a key of at most insertionMax
+// rows, else by sortLarge.
 func orderByKey(ids []int32, nkeys int, start, end *column.Vector) ([]interval, []int32) {
 	grp := make([]int32, nkeys+1)
 	nulls := start.HasNulls() || end.HasNulls()
@@ -407,90 +464,166 @@ func orderByKey(ids []int32, nkeys int, start, end *column.Vector) ([]interval, 
 	}
 	for k := 0; k < nkeys; k++ {
 		g := v[grp[k]:grp[k+1]]
-		if !slices.IsSortedFunc(g, byStart) {
-			slices.SortStableFunc(g, byStart)
+		if len(g) > insertionMax {
+			sortLarge(g)
+			continue
+		}
+		// Insertion, inline: most keys hold a few dozen rows, and a call per key would cost as much.
+		for i := 1; i < len(g); i++ {
+			x := g[i]
+			j := i
+			for ; j > 0 && g[j-1].start > x.start; j-- {
+				g[j] = g[j-1]
+			}
+			g[j] = x
 		}
 	}
 	return v, grp
 }
 
+// insertionMax is the largest key whose rows are ordered by insertion: a few dozen rows sit in L1, and
+// insertion does fewer steps than a general sort's setup; past it the quadratic worst case would show.
+// Insertion moves a row only past rows that start later, so ties keep row order.
+const insertionMax = 32
+
+// sortLarge orders a large key's rows by start, ties in row order (the order the counting sort left them in,
+// so the result is the stable sort's), after a check that skips rows already in order, as time series are.
+func sortLarge(g []interval) {
+	if slices.IsSortedFunc(g, byStart) {
+		return
+	}
+	slices.SortFunc(g, func(a, b interval) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.row, b.row)
+	})
+}
+
 func byStart(a, b interval) int { return cmp.Compare(a.start, b.start) }
 
-// sweep advances the sweep until an output batch is full (true) or every key is done (false).
+// sweep advances the sweep until an output batch is full (true) or every key is done (false). It works on
+// local copies of its place (key, rows, heaps, figures), stored back (park) whenever it stops or reports a
+// trace event: they stay in registers instead of being reloaded through s after every call, and the heaps
+// change without a write barrier.
 func (s *Sweep) sweep() bool {
 	o := s.spec.Overlap
-	nkeys := len(s.lgrp) - 1
-	for ; s.key < nkeys; s.key++ {
-		la, lb := int(s.lgrp[s.key]), int(s.lgrp[s.key+1])
-		ra, rb := int(s.rgrp[s.key]), int(s.rgrp[s.key+1])
-		if la == lb || ra == rb {
-			continue // nothing to pair; the end phase emits these rows if the kind wants them
-		}
+	inclL, inclR := o.InclusiveLeftStart, o.InclusiveRightStart
+	lv, rv, lgrp, rgrp := s.lv, s.rv, s.lgrp, s.rgrp
+	k, i, j, pos := s.key, s.i, s.j, s.pos
+	lh, rh := s.lheap, s.rheap
+	st := s.stats
+	tracing, full := s.sink != trace.Discard, false
+	for nkeys := len(lgrp) - 1; k < nkeys; k++ {
+		lb, rb := int(lgrp[k+1]), int(rgrp[k+1])
 		if !s.inKey {
-			s.i, s.j, s.inKey = la, ra, true
-			s.lheap.reset()
-			s.rheap.reset()
+			la, ra := int(lgrp[k]), int(rgrp[k])
+			if la == lb || ra == rb {
+				continue // nothing to pair; the end phase emits these rows if the kind wants them
+			}
+			i, j, lh, rh, s.inKey = la, ra, lh[:0], rh[:0], true
 		}
-		for s.i < lb || s.j < rb {
-			leftNext := s.j >= rb || (s.i < lb && s.lv[s.i].start <= s.rv[s.j].start)
-			if leftNext {
-				if s.j >= rb && s.rheap.len() == 0 {
-					s.i = lb // no right row can overlap the remaining left rows
+		var key int64
+		if s.intKeys {
+			key = s.keyInt(k)
+		}
+		for i < lb || j < rb {
+			if j >= rb || (i < lb && lv[i].start <= rv[j].start) {
+				if j >= rb && len(rh) == 0 {
+					i = lb // no right row can overlap the remaining left rows
 					break
 				}
-				x := s.lv[s.i]
-				s.i++
-				s.pos = x.start
+				x := lv[i]
+				i++
+				pos = x.start
 				// A right row misses x, and every later left row, once its end is before x.start (x.start <= end
 				// stays possible only while end >= x.start, or end > x.start for the strict comparison).
-				s.stats.expired += s.rheap.expire(x.start, o.InclusiveLeftStart)
-				for _, r := range s.rheap.items {
-					rv := s.rv[r.pos]
-					if before(rv.start, x.end, o.InclusiveRightStart) {
-						s.pair(x, rv)
+				for len(rh) > 0 && ended(rh[0].end, x.start, inclL) {
+					rh = rh.drop()
+					st.expired++
+				}
+				for _, r := range rh {
+					if y := rv[r.pos]; before(y.start, x.end, inclR) {
+						st.overlaps++
+						s.pair(x, y, key)
+						full = len(s.out.lrow) >= s.maxOut
 					}
 				}
-				if s.j < rb { // only a right row still to come can meet x in the left heap
+				if j < rb { // only a right row still to come can meet x in the left heap
 					// Every right row to come starts at or after x.start: left rows ending too early for that
 					// leave now, so the active set holds only rows that may still pair.
-					s.stats.expired += s.lheap.expire(x.start, o.InclusiveRightStart)
-					s.lheap.push(x.end, int32(s.i-1))
-				}
-			} else {
-				if s.i >= lb && s.lheap.len() == 0 {
-					s.j = rb
-					break
-				}
-				y := s.rv[s.j]
-				s.j++
-				s.pos = y.start
-				s.stats.expired += s.lheap.expire(y.start, o.InclusiveRightStart)
-				for _, l := range s.lheap.items {
-					lv := s.lv[l.pos]
-					if before(lv.start, y.end, o.InclusiveLeftStart) {
-						s.pair(lv, y)
+					for len(lh) > 0 && ended(lh[0].end, x.start, inclR) {
+						lh = lh.drop()
+						st.expired++
+					}
+					if ended(x.end, rv[j].start, inclR) {
+						st.expired++ // x ends before the next right row starts: it expires on arrival
+					} else {
+						lh = lh.push(x.end, int32(i-1))
+						st.activeMax = max(st.activeMax, int64(len(lh)+len(rh)))
 					}
 				}
-				if s.i < lb {
-					s.stats.expired += s.rheap.expire(y.start, o.InclusiveLeftStart)
-					s.rheap.push(y.end, int32(s.j-1))
+			} else {
+				if i >= lb && len(lh) == 0 {
+					j = rb
+					break
+				}
+				y := rv[j]
+				j++
+				pos = y.start
+				for len(lh) > 0 && ended(lh[0].end, y.start, inclR) {
+					lh = lh.drop()
+					st.expired++
+				}
+				for _, l := range lh {
+					if x := lv[l.pos]; before(x.start, y.end, inclL) {
+						st.overlaps++
+						s.pair(x, y, key)
+						full = len(s.out.lrow) >= s.maxOut
+					}
+				}
+				if i < lb {
+					for len(rh) > 0 && ended(rh[0].end, y.start, inclL) {
+						rh = rh.drop()
+						st.expired++
+					}
+					if ended(y.end, lv[i].start, inclL) {
+						st.expired++
+					} else {
+						rh = rh.push(y.end, int32(j-1))
+						st.activeMax = max(st.activeMax, int64(len(lh)+len(rh))) // sets only grow here
+					}
 				}
 			}
-			if a := int64(s.lheap.len() + s.rheap.len()); a > s.stats.activeMax {
-				s.stats.activeMax = a
+			if tracing {
+				if s.sinceTrace++; s.sinceTrace >= s.traceStride {
+					s.park(k, i, j, pos, lh, rh, st)
+					s.traceEvent()
+				}
 			}
-			s.stats.swept++
-			if s.sinceTrace++; s.sinceTrace >= s.traceStride {
-				s.traceEvent()
-			}
-			if len(s.lidx) >= s.maxOut {
+			if full {
+				s.park(k, i, j, pos, lh, rh, st)
 				s.traceEvent()
 				return true
 			}
 		}
 		s.inKey = false
 	}
+	s.park(k, i, j, pos, lh, rh, st)
 	return false
+}
+
+// keyInt is the value of key number k when the key is one int column.
+func (s *Sweep) keyInt(k int) int64 {
+	if s.keyVals != nil {
+		return s.keyVals[k]
+	}
+	return s.keyLo + int64(k)
+}
+
+// park stores the local state of sweep back into s.
+func (s *Sweep) park(k, i, j int, pos int64, lh, rh endHeap, st sweepStats) {
+	s.key, s.i, s.j, s.pos, s.lheap, s.rheap, s.stats = k, i, j, pos, lh, rh, st
 }
 
 // before is the comparison a < b, or a <= b when inclusive.
@@ -501,22 +634,50 @@ func before(a, b int64, inclusive bool) bool {
 	return a < b
 }
 
-// pair records an overlapping pair, as the kind asks.
-func (s *Sweep) pair(l, r interval) {
-	s.stats.overlaps++
+// ended reports whether a row ending at end misses every row that starts at or after at: end < at, or
+// end <= at when the comparison is strict.
+func ended(end, at int64, inclusive bool) bool {
+	return end < at || (!inclusive && end == at)
+}
+
+// pending is the output batch being filled. A pair records both row numbers, both intervals' bounds and
+// the key's value (when it is one int column): the bound and key columns of the output are then made from
+// these as they are, and only the other columns are gathered from the inputs by row number — reads in no
+// order, a cache miss apiece on large inputs. bounded is false in the end phase, whose rows come from one
+// side only and whose overlap columns are null.
+type pending struct {
+	lrow, rrow     []int32 // -1 null-extends a side
+	ls, le, rs, re []int64
+	key            []int64
+	bounded        bool
+}
+
+// pair records an overlapping pair, as the kind asks; the caller counts it.
+func (s *Sweep) pair(l, r interval, key int64) {
 	if s.lmatch != nil {
 		s.lmatch[l.row] = true
 	}
 	if s.rmatch != nil {
 		s.rmatch[r.row] = true
 	}
-	if s.ls.pairs {
-		if s.lidx == nil { // a fresh output batch: room for it, so the appends below never copy
-			s.lidx, s.ridx = make([]int32, 0, s.maxOut), make([]int32, 0, s.maxOut)
-			s.ostart, s.oen = make([]int64, 0, s.maxOut), make([]int64, 0, s.maxOut)
+	if !s.ls.pairs {
+		return
+	}
+	p := &s.out
+	if p.lrow == nil { // a fresh output batch: room for it, so the appends below never copy
+		c := s.maxOut
+		p.lrow, p.rrow = make([]int32, 0, c), make([]int32, 0, c)
+		p.ls, p.le, p.rs, p.re = make([]int64, 0, c), make([]int64, 0, c), make([]int64, 0, c), make([]int64, 0, c)
+		if s.intKeys {
+			p.key = make([]int64, 0, c)
 		}
-		s.lidx, s.ridx = append(s.lidx, l.row), append(s.ridx, r.row)
-		s.ostart, s.oen = append(s.ostart, max(l.start, r.start)), append(s.oen, min(l.end, r.end))
+		p.bounded = true
+	}
+	p.lrow, p.rrow = append(p.lrow, l.row), append(p.rrow, r.row)
+	p.ls, p.le = append(p.ls, l.start), append(p.le, l.end)
+	p.rs, p.re = append(p.rs, r.start), append(p.re, r.end)
+	if p.key != nil {
+		p.key = append(p.key, key)
 	}
 }
 
@@ -530,7 +691,7 @@ func (s *Sweep) traceEvent() {
 		key = s.keyText(s.key)
 	}
 	s.sink.Emit(trace.Event{Kind: SweepAdvanced, Op: "sweep join", Attrs: map[string]any{
-		"key": key, "position": s.pos, "active_left": s.lheap.len(), "active_right": s.rheap.len(),
+		"key": key, "position": s.pos, "active_left": len(s.lheap), "active_right": len(s.rheap),
 		"expired": s.stats.expired, "overlaps": s.stats.overlaps,
 	}})
 }
@@ -571,105 +732,122 @@ func (s *Sweep) endRows() *column.Batch {
 			none[i] = -1
 		}
 		if s.endSide == 0 {
-			s.lidx, s.ridx = idx, none
+			s.out = pending{lrow: idx, rrow: none}
 		} else {
-			s.lidx, s.ridx = none, idx
+			s.out = pending{lrow: none, rrow: idx}
 		}
-		s.ostart, s.oen = nil, nil
 		return s.assemble()
 	}
 	return nil
 }
 
-// assemble builds an output batch from the pending pairs (lidx, ridx; -1 null-extends a side) and resets them.
-// With no overlap bounds pending (the end phase) the overlap columns are null.
+// assemble builds an output batch from the pending rows and resets them. A pair's bound and int key columns
+// come from what the pair recorded, the other columns are gathered by row number; with nothing bounded
+// pending (the end phase) every column is gathered and the overlap columns are null.
 func (s *Sweep) assemble() *column.Batch {
-	n := len(s.lidx)
+	p := s.out
+	s.out = pending{}
+	n := len(p.lrow)
 	cols := make([]*column.Vector, len(s.spec.Schema))
-	place := func(out []int, t *column.Table, idx []int32) {
+	ints := func(t column.Type, v []int64) *column.Vector {
+		x := column.NewVector(t, 0)
+		x.Ints = v
+		x.SetLen(n)
+		return x
+	}
+	keyTaken := false
+	place := func(out []int, t *column.Table, idx []int32, start, end, key int, starts, ends []int64) {
 		for c, o := range out {
-			if o >= 0 && t.Cols[c] != nil {
+			if o < 0 || t.Cols[c] == nil {
+				continue
+			}
+			typ := t.Cols[c].Type
+			switch {
+			case !p.bounded:
+				cols[o] = t.Cols[c].Gather(idx)
+			case c == start:
+				cols[o] = ints(typ, starts)
+			case c == end:
+				cols[o] = ints(typ, ends)
+			case c == key && p.key != nil:
+				v := p.key
+				if keyTaken { // both sides output the key: the second gets its own copy
+					v = slices.Clone(v)
+				}
+				keyTaken = true
+				cols[o] = ints(typ, v)
+			default:
 				cols[o] = t.Cols[c].Gather(idx)
 			}
 		}
 	}
-	place(s.spec.LeftOut, s.lt, s.lidx)
-	place(s.spec.RightOut, s.rt, s.ridx)
+	o := s.spec.Overlap
+	place(s.spec.LeftOut, s.lt, p.lrow, o.LeftStart, o.LeftEnd, s.spec.LeftKeys[0], p.ls, p.le)
+	place(s.spec.RightOut, s.rt, p.rrow, o.RightStart, o.RightEnd, s.spec.RightKeys[0], p.rs, p.re)
 	if s.spec.StartOut >= 0 {
 		t := s.spec.IntervalType
-		if s.ostart == nil {
+		if !p.bounded {
 			cols[s.spec.StartOut], cols[s.spec.EndOut] = column.NullVector(t, n), column.NullVector(t, n)
 		} else {
-			st, en := column.NewVector(t, 0), column.NewVector(t, 0)
-			st.Ints, en.Ints = s.ostart, s.oen
-			st.SetLen(n)
-			en.SetLen(n)
-			cols[s.spec.StartOut], cols[s.spec.EndOut] = st, en
+			st, en := make([]int64, n), make([]int64, n)
+			for i := range st {
+				st[i], en[i] = max(p.ls[i], p.rs[i]), min(p.le[i], p.re[i])
+			}
+			cols[s.spec.StartOut], cols[s.spec.EndOut] = ints(t, st), ints(t, en)
 		}
 	}
-	s.lidx, s.ridx, s.ostart, s.oen = nil, nil, nil, nil
 	return column.NewBatch(cols, n)
 }
 
 // endHeap is an active set: a binary min-heap of rows keyed by their interval's end, so the rows that end
-// first — the next to expire — are at the top, and expiring k of a rows costs O(k log a).
-type endHeap struct{ items []heapItem }
+// first — the next to expire — are at the top, and expiring k of a rows costs O(k log a). Its operations
+// return the updated slice, so the sweep keeps its heaps in local variables.
+type endHeap []heapItem
 
 type heapItem struct {
 	end int64
 	pos int32 // the row's place in its side's interval slice
 }
 
-func (h *endHeap) len() int { return len(h.items) }
-func (h *endHeap) reset()   { h.items = h.items[:0] }
-
-func (h *endHeap) push(end int64, pos int32) {
-	h.items = append(h.items, heapItem{end, pos})
-	it := h.items
-	for i := len(it) - 1; i > 0; {
+func (h endHeap) push(end int64, pos int32) endHeap {
+	h = append(h, heapItem{end, pos})
+	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
-		if it[p].end <= it[i].end {
+		if h[p].end <= h[i].end {
 			break
 		}
-		it[p], it[i] = it[i], it[p]
+		h[p], h[i] = h[i], h[p]
 		i = p
 	}
+	return h
 }
 
-// expire pops every row that ends before at (at or before it when not inclusive: the later row's start must
-// stay below the end, strictly unless inclusive) and returns how many.
-func (h *endHeap) expire(at int64, inclusive bool) int64 {
-	var n int64
-	for len(h.items) > 0 {
-		top := h.items[0].end
-		if top > at || (inclusive && top == at) {
-			return n
-		}
-		h.pop()
-		n++
+// drop removes the top row: the sweep calls it inline while the top has ended (see ended), so expiring k rows
+// costs O(k log a). A set of one, the common case of short intervals, empties without a call.
+func (h endHeap) drop() endHeap {
+	if len(h) == 1 {
+		return h[:0]
 	}
-	return n
+	return h.pop()
 }
 
-func (h *endHeap) pop() {
-	it := h.items
-	last := len(it) - 1
-	it[0] = it[last]
-	it = it[:last]
-	h.items = it
+func (h endHeap) pop() endHeap {
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
 	for i := 0; ; {
 		l := 2*i + 1
-		if l >= len(it) {
-			return
+		if l >= len(h) {
+			return h
 		}
 		c := l
-		if r := l + 1; r < len(it) && it[r].end < it[l].end {
+		if r := l + 1; r < len(h) && h[r].end < h[l].end {
 			c = r
 		}
-		if it[i].end <= it[c].end {
-			return
+		if h[i].end <= h[c].end {
+			return h
 		}
-		it[i], it[c] = it[c], it[i]
+		h[i], h[c] = h[c], h[i]
 		i = c
 	}
 }

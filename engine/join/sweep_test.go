@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -407,7 +408,7 @@ func TestSweepBudgetExceeded(t *testing.T) {
 }
 
 // TestEndHeap checks the active set against a sorted list: after random pushes and expiries, the heap holds
-// exactly the rows not expired, and expire pops only rows that end too early.
+// exactly the rows not expired, and dropping while the top has ended removes only rows that end too early.
 func TestEndHeap(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
 	var h endHeap
@@ -415,12 +416,16 @@ func TestEndHeap(t *testing.T) {
 	for step := range 5000 {
 		if r.IntN(3) > 0 {
 			e := r.Int64N(100)
-			h.push(e, int32(step))
+			h = h.push(e, int32(step))
 			ref = append(ref, e)
 			continue
 		}
 		at, incl := r.Int64N(100), r.IntN(2) == 0
-		n := h.expire(at, incl)
+		var n int64
+		for len(h) > 0 && ended(h[0].end, at, incl) {
+			h = h.drop()
+			n++
+		}
 		kept := ref[:0]
 		var gone int64
 		for _, e := range ref {
@@ -431,12 +436,12 @@ func TestEndHeap(t *testing.T) {
 			}
 		}
 		ref = kept
-		if n != gone || h.len() != len(ref) {
-			t.Fatalf("step %d: expire(%d, %v) popped %d (heap %d), want %d (left %d)", step, at, incl, n, h.len(), gone, len(ref))
+		if n != gone || len(h) != len(ref) {
+			t.Fatalf("step %d: expire(%d, %v) popped %d (heap %d), want %d (left %d)", step, at, incl, n, len(h), gone, len(ref))
 		}
 	}
 	var got []int64
-	for _, it := range h.items {
+	for _, it := range h {
 		got = append(got, it.end)
 	}
 	slices.Sort(got)
@@ -447,3 +452,159 @@ func TestEndHeap(t *testing.T) {
 }
 
 func head64(v []int64) []int64 { return v[:min(len(v), 8)] }
+
+// TestSweepKeyShapes checks the sweep against the oracle on key shapes that take the ordering's other paths:
+// one key holding every row (sorted by pdqsort, not by insertion, with many equal starts and zero-length
+// intervals touching them), keys just either side of insertionMax, and many keys of a row or two each.
+func TestSweepKeyShapes(t *testing.T) {
+	base := ivShape{keyType: column.Long, ivType: column.Long, grid: 10, span: 2000, maxLen: 200, zeroRate: 0.2}
+	with := func(name string, rows, domain int, f func(*ivShape)) ivShape {
+		s := base
+		s.name, s.rows, s.domain = name, rows, domain
+		if f != nil {
+			f(&s)
+		}
+		return s
+	}
+	cases := []ivPair{
+		{with("one-key", 300, 1, nil), with("one-key", 250, 1, nil)},
+		{with("one-key-sorted", 300, 1, func(s *ivShape) { s.sorted = true }), with("one-key", 250, 1, nil)},
+		{with("at-insertion-max", insertionMax*4, 4, nil), with("past-insertion-max", (insertionMax+1)*4, 4, nil)},
+		{with("many-keys", 500, 400, nil), with("many-keys", 500, 400, func(s *ivShape) { s.nullRate = 0.1 })},
+		{with("dups", 200, 3, func(s *ivShape) { s.span, s.maxLen = 60, 20 }), with("dups", 200, 3, func(s *ivShape) { s.span, s.maxLen = 60, 20 })},
+	}
+	for ci, c := range cases {
+		seed := uint64(7000 + ci)
+		r := rand.New(rand.NewPCG(seed, seed))
+		lt, rt := genIntervals(r, c.left, "L"), genIntervals(r, c.right, "R")
+		for _, kind := range []Kind{Inner, FullOuter, LeftSemi, RightAnti} {
+			for _, incl := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s-%s/%s/incl=%v/seed=%d", c.left.name, c.right.name, kind, incl, seed), func(t *testing.T) {
+					spec := ivSpec(t, kind, lt, rt, incl, incl)
+					want, _ := rowsOf(t, &tableOp{t: overlapOracle(spec, lt, rt), size: 1 << 20})
+					for _, size := range []int{1, 7, 100, 1 << 20} {
+						got, _ := rowsOf(t, NewSweep(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, memory.NewBudget(0), nil, nil))
+						if !slices.Equal(got, want) {
+							t.Fatalf("batch=%d: sweep gave %d rows, oracle %d\nsweep:  %v\noracle: %v", size, len(got), len(want), head(got), head(want))
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// shuffledOp returns a table's batches in reverse order, so no batch starts where the one before it ended
+// and the sweep must copy its input rather than share the table's arrays.
+type shuffledOp struct {
+	t       *column.Table
+	size    int
+	batches []*column.Batch
+	started bool
+}
+
+func (o *shuffledOp) Schema() column.Schema { return o.t.Schema }
+func (o *shuffledOp) Next(context.Context) (*column.Batch, error) {
+	if !o.started {
+		o.started = true
+		for lo := 0; lo < o.t.N; lo += o.size {
+			o.batches = append(o.batches, o.t.Batch().Slice(lo, min(lo+o.size, o.t.N)))
+		}
+		slices.Reverse(o.batches)
+	}
+	if len(o.batches) == 0 {
+		return nil, nil
+	}
+	b := o.batches[0]
+	o.batches = o.batches[1:]
+	return b, nil
+}
+
+// TestSweepInputNotAdjacent checks the join over batches that arrive out of order (copied, not shared) against
+// the oracle over the same rows in that order.
+func TestSweepInputNotAdjacent(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 31))
+	c := ivCases()[1] // touching ⋈ touching
+	lt, rt := genIntervals(r, c.left, "L"), genIntervals(r, c.right, "R")
+	spec := ivSpec(t, FullOuter, lt, rt, false, true)
+	want, _ := rowsOf(t, &tableOp{t: overlapOracle(spec, lt, rt), size: 1 << 20})
+	for _, size := range []int{1, 7, 50} {
+		got, _ := rowsOf(t, NewSweep(spec, &shuffledOp{t: lt, size: size}, &shuffledOp{t: rt, size: size}, memory.NewBudget(0), nil, nil))
+		if !slices.Equal(got, want) {
+			t.Fatalf("batch=%d: sweep gave %d rows, oracle %d\nsweep:  %v\noracle: %v", size, len(got), len(want), head(got), head(want))
+		}
+	}
+}
+
+// TestJoinColumn checks that batches over one array in order are shared, and that anything else — batches
+// out of order, a gap between them, nulls, strings — is copied, each giving the rows in batch order.
+func TestJoinColumn(t *testing.T) {
+	tab := column.NewTable(column.Schema{{Name: "x", Type: column.Long}, {Name: "s", Type: column.String}})
+	for i := range 10 {
+		tab.Cols[0].AppendInt(int64(i))
+		tab.Cols[1].AppendString(strconv.Itoa(i))
+	}
+	tab.N = 10
+	whole := tab.Batch()
+	cut := func(bounds ...int) []*column.Batch {
+		var out []*column.Batch
+		for i := 0; i+1 < len(bounds); i += 2 {
+			out = append(out, whole.Slice(bounds[i], bounds[i+1]))
+		}
+		return out
+	}
+	withNull := cut(0, 5, 5, 10)
+	withNull[1] = &column.Batch{Cols: []*column.Vector{withNull[1].Cols[0].Gather([]int32{0, -1, 2, 3, 4}), nil}, N: 5}
+	for _, c := range []struct {
+		name    string
+		batches []*column.Batch
+		shared  bool
+		want    []int64
+	}{
+		{"in order", cut(0, 3, 3, 3, 3, 10), true, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{"reversed", cut(5, 10, 0, 5), false, []int64{5, 6, 7, 8, 9, 0, 1, 2, 3, 4}},
+		{"gap", cut(0, 3, 4, 10), false, []int64{0, 1, 2, 4, 5, 6, 7, 8, 9}},
+		{"null", withNull, false, []int64{0, 1, 2, 3, 4, 5, 0, 7, 8, 9}},
+	} {
+		rows := 0
+		for _, b := range c.batches {
+			rows += b.N
+		}
+		v := joinColumn(c.batches, 0, column.Long, rows)
+		if !slices.Equal(v.Ints[:rows], c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, v.Ints[:rows], c.want)
+		}
+		if shared := &v.Ints[0] == &tab.Cols[0].Ints[0]; shared != c.shared {
+			t.Errorf("%s: shared %v, want %v", c.name, shared, c.shared)
+		}
+		if c.name == "null" && (!v.IsNull(6) || v.IsNull(5)) {
+			t.Errorf("null: row 6 should be the only null")
+		}
+	}
+	if v := joinColumn(cut(0, 4, 4, 10), 1, column.String, 10); v.Strs[9] != "9" || len(v.Strs) != 10 {
+		t.Errorf("strings: got %v", v.Strs)
+	}
+	if v := joinColumn(withNull, 1, column.String, 10); v != nil {
+		t.Errorf("a column dead in one batch should be dead, got %v", v)
+	}
+}
+
+// TestSweepOwnKeyColumns checks that a pair's key columns, filled from the key number rather than gathered,
+// are separate vectors on the two sides.
+func TestSweepOwnKeyColumns(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 41))
+	c := ivCases()[4] // many overlaps
+	lt, rt := genIntervals(r, c.left, "L"), genIntervals(r, c.right, "R")
+	spec := ivSpec(t, Inner, lt, rt, false, false)
+	b, err := NewSweep(spec, &tableOp{t: lt, size: 50}, &tableOp{t: rt, size: 50}, memory.NewBudget(0), nil, nil).Next(context.Background())
+	if err != nil || b == nil || b.N == 0 {
+		t.Fatalf("want a batch of pairs, got %v, %v", b, err)
+	}
+	lk, rk := b.Cols[spec.LeftOut[0]], b.Cols[spec.RightOut[0]]
+	if &lk.Ints[0] == &rk.Ints[0] {
+		t.Fatal("the two sides' key columns share one array")
+	}
+	if !slices.Equal(lk.Ints[:b.N], rk.Ints[:b.N]) {
+		t.Fatal("the two sides' keys differ in an inner join")
+	}
+}
