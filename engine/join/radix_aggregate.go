@@ -395,10 +395,7 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 	// Pass 2: copy the kept rows.
 	kw := r.keyWords()
 	stride := kw + len(vals)
-	shift := 64 - r.bits
-	if len(parts) == 1 {
-		shift = 64
-	}
+	shift := r.partShift(len(parts))
 	ints := make([][]int64, len(vals))
 	for j, v := range vals {
 		ints[j] = v.Ints[:n]
@@ -518,10 +515,7 @@ func (r *radixAggregate) scatterInts(keys []int64, vals [][]int64, build, unmatc
 			}
 		}
 	}
-	shift := 64 - r.bits
-	if len(parts) == 1 {
-		shift = 64
-	}
+	shift := r.partShift(len(parts))
 	stride := 1 + len(vals)
 	for k, h := range hs[:kept] {
 		i := sel[k]
@@ -545,6 +539,14 @@ func (r *radixAggregate) scatterInts(keys []int64, vals [][]int64, build, unmatc
 func keyTag(h uint64, n int) uint64 { return h&^keyLenMask | uint64(min(n, keyLenMask)) }
 
 // nextChunk starts a new chunk for pt's next rows.
+// partShift is the shift that takes a key hash to its partition among parts (all to 0 when there is one).
+func (r *radixAggregate) partShift(parts int) uint {
+	if parts == 1 {
+		return 64
+	}
+	return 64 - r.bits
+}
+
 func (pt *radixPart) nextChunk() {
 	if pt.cur != nil {
 		pt.chunks = append(pt.chunks, pt.cur)

@@ -78,7 +78,13 @@ func buildErr(t *testing.T, q string, srcs map[string]source.Source) error {
 
 func runRows(t *testing.T, p *Plan) (*column.Table, map[string]any) {
 	t.Helper()
-	env := exec.NewEnv(memory.NewBudget(0), nil)
+	return runTraced(t, p, nil)
+}
+
+// runTraced runs p to the end with its events sent to sink, and returns its rows and details.
+func runTraced(t *testing.T, p *Plan, sink trace.Sink) (*column.Table, map[string]any) {
+	t.Helper()
+	env := exec.NewEnv(memory.NewBudget(0), sink)
 	op, err := p.Open(context.Background(), env)
 	if err != nil {
 		t.Fatal(err)
@@ -232,15 +238,7 @@ func TestPagedFirstPage(t *testing.T) {
 	run := func(hint string) (string, map[string]int, string) {
 		p := buildPlan(t, fmt.Sprintf(pagedJoinQuery, "hint.strategy=paged "+hint)+" | sort by ts desc", srcs)
 		rec := &trace.Recorder{}
-		env := exec.NewEnv(memory.NewBudget(0), rec)
-		op, err := p.Open(context.Background(), env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tab, err := exec.Materialize(context.Background(), op)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tab, _ := runTraced(t, p, rec)
 		sent := map[string]int{}
 		for _, e := range rec.Events() {
 			if e.Kind == connector.RequestSent {

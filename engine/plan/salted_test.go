@@ -1,15 +1,12 @@
 package plan
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
-	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/kql"
-	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/source"
 )
 
@@ -49,16 +46,8 @@ func buildPlan(t *testing.T, q string, srcs map[string]source.Source) *Plan {
 
 func runCount(t *testing.T, p *Plan) (int, map[string]any) {
 	t.Helper()
-	env := exec.NewEnv(memory.NewBudget(0), nil)
-	op, err := p.Open(context.Background(), env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := exec.Materialize(context.Background(), op)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tab.N, env.Details.Map()
+	tab, details := runRows(t, p)
+	return tab.N, details
 }
 
 // TestSaltedChosenOnMeasuredSkew: skewed inputs are salted without a hint, uniform ones are not, and the
