@@ -7,6 +7,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
@@ -64,9 +65,12 @@ type Hash struct {
 	maxOut int
 	// agg, when set, folds the output rows into aggregates instead of emitting them (hash_aggregate.go).
 	agg *pairAggregator
-	// top, when set, is the bound of the top N above this inner join, on probe column topCol (SetTopBound).
-	top    *exec.TopBound
-	topCol int
+	// top, when set, is the bound of the top N above this inner join, on probe column topCol (SetTopBound);
+	// topKey and topLimit are that top's key, over the probe side, and its N (hash_topfirst.go).
+	top      *exec.TopBound
+	topCol   int
+	topKey   exec.SortKey
+	topLimit int64
 }
 
 type hashState int
@@ -131,7 +135,22 @@ func (h *Hash) buildKeys() ([]int, []int) {
 	return h.spec.RightKeys, h.spec.LeftKeys
 }
 
+// buildTable reads the build side and indexes it, after narrowing both sides to the top's candidates when the
+// join can pick them first (hash_topfirst.go).
 func (h *Hash) buildTable(ctx context.Context) error {
+	if err := h.readBuild(ctx); err != nil {
+		return err
+	}
+	if h.top != nil {
+		if err := h.topFirst(ctx); err != nil {
+			return err
+		}
+	}
+	return h.index()
+}
+
+// readBuild reads the whole build side into h.table, accounting it against the budget.
+func (h *Hash) readBuild(ctx context.Context) error {
 	h.table = column.NewTable(h.build.Schema())
 	err := exec.Drain(ctx, h.build, func(b *column.Batch) error {
 		n := b.Bytes() + int64(b.N)*4
@@ -142,9 +161,11 @@ func (h *Hash) buildTable(ctx context.Context) error {
 		h.table.Append(b)
 		return nil
 	})
-	if err != nil {
-		return err
-	}
+	return err
+}
+
+// index makes the hash table of h.table's keys and the chains of its rows.
+func (h *Hash) index() error {
 	n := h.table.N
 	if n > maxBuildRows {
 		return fmt.Errorf("hash join: %d build rows, more than the %d a hash table indexes", n, maxBuildRows)
@@ -233,24 +254,30 @@ func (h *Hash) buildTable(ctx context.Context) error {
 // few enough that the chunk stays in cache.
 const encodeChunkRows = 4096
 
-// SetTopBound makes the probe skip the rows that cannot enter the top N above the join: before a probe batch's
-// keys are looked up, each row's value of probe column col (the top's one sort key) is checked against the
-// top's current cut, and a row that does not sort strictly before it is neither looked up nor joined. Every
-// output row of a skipped probe row would reach the top after the rows that made the cut, so the top would
-// drop it anyway; nothing else changes.
+// SetTopBound makes the probe skip the rows that cannot enter the top N above the join, of key key (a column
+// of the probe side): before a probe batch's keys are looked up, each row's value of that column is
+// checked against the top's current cut b, and a row that does not sort strictly before it is neither looked
+// up nor joined. Every output row of a skipped probe row would reach the top after the rows that made the cut,
+// so the top would drop it anyway; nothing else changes. With first = N > 0 — allowed only when every
+// output row of the join reaches the top, nothing between them dropping any — and dense int64 keys, the join
+// goes further and picks the top's candidates before it builds (hash_topfirst.go).
 //
 // Only an inner join can do this. In the other kinds a probe row's fate changes other output rows: an
 // innerunique probe with the left side must see every left row to know which is first of its key, an outer
 // join would null-extend a skipped row or its unmatched build rows, semi and anti joins mark build rows. It
 // returns an error for any other kind, or a column the probe side lacks.
-func (h *Hash) SetTopBound(b *exec.TopBound, col int) error {
+func (h *Hash) SetTopBound(b *exec.TopBound, key exec.SortKey, first int64) error {
 	if h.spec.Kind != Inner {
 		return fmt.Errorf("hash join: a top's bound can only filter an inner join's probe, not kind=%s", h.spec.Kind)
 	}
-	if col < 0 || col >= len(h.probe.Schema()) {
-		return fmt.Errorf("hash join: top bound on probe column %d of %d", col, len(h.probe.Schema()))
+	ref, ok := key.Expr.(*expr.ColumnRef)
+	if !ok {
+		return fmt.Errorf("hash join: a top's bound must be on a probe column, not %T", key.Expr)
 	}
-	h.top, h.topCol = b, col
+	if ps := h.probe.Schema(); ref.Index < 0 || ref.Index >= len(ps) || ps[ref.Index].Type != ref.T {
+		return fmt.Errorf("hash join: top bound on probe column %d (%s) of %d", ref.Index, ref.T, len(ps))
+	}
+	h.top, h.topCol, h.topKey, h.topLimit = b, ref.Index, key, first
 	return nil
 }
 

@@ -31,9 +31,9 @@ func pushTopBounds(n Node) Node {
 	switch n := n.(type) {
 	case *sortNode:
 		n.in = pushTopBounds(n.in)
-		if j, col, ok := boundableJoin(n); ok {
+		if j, col, filtered, ok := boundableJoin(n); ok {
 			push := &topPush{pending: map[*exec.Env]*exec.TopBound{}}
-			push.wire(j, col, n)
+			push.wire(j, col, n, !filtered)
 			return &boundedTopNode{sortNode: n, push: push}
 		}
 	case *whereNode:
@@ -55,17 +55,17 @@ func pushTopBounds(n Node) Node {
 	return n
 }
 
-// boundableJoin finds the inner hash join top s can filter, and the index of s's key among the join's probe
-// columns.
-func boundableJoin(s *sortNode) (*joinNode, int, bool) {
+// boundableJoin finds the inner hash join top s can filter, the index of s's key among the join's probe
+// columns, and whether a where between them may drop join rows on their way to the top.
+func boundableJoin(s *sortNode) (j *joinNode, col int, filtered, ok bool) {
 	if s.limit <= 0 || len(s.keys) != 1 {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
 	ref, ok := s.keys[0].Expr.(*expr.ColumnRef)
 	if !ok || ref.T != s.in.Schema()[ref.Index].Type {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
-	col := ref.Index
+	col = ref.Index
 	n := s.in
 	for {
 		switch x := n.(type) {
@@ -77,15 +77,15 @@ func boundableJoin(s *sortNode) (*joinNode, int, bool) {
 			case isRef && ref.T == x.in.Schema()[ref.Index].Type:
 				col = ref.Index
 			default:
-				return nil, 0, false
+				return nil, 0, false, false
 			}
 			n = x.in
 		case *whereNode:
-			n = x.in
+			n, filtered = x.in, true
 		case *joinNode:
 			spec := x.jp.Spec
 			if x.def.Name != StrategyHash || spec.Kind != join.Inner || x.jp.Interval != nil {
-				return nil, 0, false
+				return nil, 0, false, false
 			}
 			out := spec.LeftOut
 			if x.jp.BuildLeft {
@@ -93,12 +93,12 @@ func boundableJoin(s *sortNode) (*joinNode, int, bool) {
 			}
 			for i, o := range out {
 				if o == col {
-					return x, i, true
+					return x, i, filtered, true
 				}
 			}
-			return nil, 0, false
+			return nil, 0, false, false
 		default:
-			return nil, 0, false
+			return nil, 0, false, false
 		}
 	}
 }
@@ -112,8 +112,15 @@ type topPush struct {
 }
 
 // wire makes join j open as a hash join filtered by a fresh bound on its probe column col, and says so in j's
-// explain line.
-func (p *topPush) wire(j *joinNode, col int, top *sortNode) {
+// explain line. With whole, every join row reaches the top, so the join may also pick the top's candidates
+// before it builds (join.Hash.SetTopBound).
+func (p *topPush) wire(j *joinNode, col int, top *sortNode, whole bool) {
+	probe := j.jp.Spec.Left
+	if j.jp.BuildLeft {
+		probe = j.jp.Spec.Right
+	}
+	k := top.keys[0]
+	key := exec.SortKey{Expr: &expr.ColumnRef{Index: col, T: probe[col].Type}, Asc: k.Asc, NullsFirst: k.NullsFirst}
 	hashOpen := j.def.Open
 	j.def.Open = func(jp *JoinPlan, l, r exec.Operator, env *exec.Env) (exec.Operator, error) {
 		op, err := hashOpen(jp, l, r, env)
@@ -125,7 +132,11 @@ func (p *topPush) wire(j *joinNode, col int, top *sortNode) {
 			return op, nil // not the operator this rewrite knows: no bound, same result
 		}
 		b := &exec.TopBound{}
-		if err := h.SetTopBound(b, col); err != nil {
+		first := int64(0)
+		if whole {
+			first = top.limit
+		}
+		if err := h.SetTopBound(b, key, first); err != nil {
 			return nil, fmt.Errorf("plan: %w", err)
 		}
 		p.mu.Lock()
@@ -133,12 +144,11 @@ func (p *topPush) wire(j *joinNode, col int, top *sortNode) {
 		p.mu.Unlock()
 		return h, nil
 	}
-	probe := j.jp.Spec.Left
-	if j.jp.BuildLeft {
-		probe = j.jp.Spec.Right
-	}
 	j.reason += fmt.Sprintf("; the bound of the top %d above is pushed into the join: probe rows whose %s cannot enter the top are skipped before their key is looked up",
 		top.limit, probe[col].Name)
+	if whole {
+		j.reason += "; if its int keys are dense, it first picks the top's candidates and indexes only their build rows"
+	}
 }
 
 // take returns the bound the join made for the execution env, if it made one, and forgets it.

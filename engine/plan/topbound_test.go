@@ -14,8 +14,9 @@ import (
 // boundSources makes a build table B and a probe table P for the top-bound tests, from seed: join keys with
 // duplicates on both sides and nulls, sort columns with few distinct values (ties with the cut), nulls, reals
 // with NaN, -0 and 0, integers at the ends of int64, and a unique row number on each side that makes any
-// reordering of equal rows visible.
-func boundSources(seed int64, bRows, pRows int) map[string]source.Source {
+// reordering of equal rows visible. Join keys are multiples of spread: 1 keeps them dense, so the join picks
+// the top's candidates first (join/hash_topfirst.go); a huge spread makes them too sparse for that.
+func boundSources(seed int64, bRows, pRows int, spread int64) map[string]source.Source {
 	rng := rand.New(rand.NewSource(seed))
 	null := func() bool { return rng.Intn(8) == 0 }
 	keys := 1 + rng.Intn(40)
@@ -25,7 +26,7 @@ func boundSources(seed int64, bRows, pRows int) map[string]source.Source {
 		if null() {
 			b.Cols[0].AppendNull()
 		} else {
-			b.Cols[0].AppendInt(int64(rng.Intn(keys)))
+			b.Cols[0].AppendInt(int64(rng.Intn(keys)) * spread)
 		}
 		b.Cols[1].AppendString(fmt.Sprintf("b%d", rng.Intn(5)))
 		b.Cols[2].AppendInt(int64(i))
@@ -41,7 +42,7 @@ func boundSources(seed int64, bRows, pRows int) map[string]source.Source {
 		if null() {
 			p.Cols[0].AppendNull()
 		} else {
-			p.Cols[0].AppendInt(int64(rng.Intn(keys + 5)))
+			p.Cols[0].AppendInt(int64(rng.Intn(keys+5)) * spread)
 		}
 		if null() {
 			p.Cols[1].AppendNull()
@@ -85,11 +86,15 @@ func rowsText(t *column.Table) string {
 // through wheres and projects) must return exactly the rows, in the same order, of the same query with a
 // `take` of everything between the join and the rest, which blocks the pushdown and changes nothing else. It
 // covers ties with the cut, nulls first and last, both directions, every key type, duplicate keys on both
-// sides, empty sides, the probe on either side of the join, and limits 0, 1, 7 and more than the output.
-// Where the sort column is the probe side's, the plan must say the bound is pushed.
+// sides, empty sides, the probe on either side of the join, limits 0, 1, 7 and more than the output, and
+// keys dense and sparse. Where the sort column is the probe side's, the plan must say the bound is pushed.
 func TestTopBoundIsExact(t *testing.T) {
-	type sizes struct{ b, p int }
-	cases := []sizes{{0, 1500}, {40, 0}, {0, 0}, {1, 2000}, {60, 2500}, {300, 3000}}
+	type sizes struct {
+		b, p   int
+		spread int64
+	}
+	cases := []sizes{{0, 1500, 1}, {40, 0, 1}, {0, 0, 1}, {1, 2000, 1}, {60, 2500, 1}, {300, 3000, 1},
+		{300, 3000, 1<<40 + 7}}
 	keyLists := []string{"ts desc", "ts asc", "ts desc nulls first", "ts asc nulls last", "r desc", "r asc nulls last",
 		"s desc", "s asc", "x desc", "x asc", "x desc nulls first", "row desc", "brow desc", "x + 1 desc"}
 	shapes := []string{
@@ -99,7 +104,7 @@ func TestTopBoundIsExact(t *testing.T) {
 		"| extend y = x | project-away x | extend x = y | top %d by %s",
 	}
 	for seed, sz := range cases {
-		srcs := boundSources(int64(seed), sz.b, sz.p)
+		srcs := boundSources(int64(seed), sz.b, sz.p, sz.spread)
 		for _, orient := range []string{"@B | join kind=inner hint.strategy=hash (@P) on k",
 			"@P | join kind=inner hint.strategy=hash (@B) on k"} {
 			probeIsP := sz.b < sz.p // the build side is the left one when strictly smaller
@@ -140,7 +145,7 @@ func TestTopBoundIsExact(t *testing.T) {
 // TestTopBoundNotPushed checks the shapes the bound must not cross: join kinds other than inner, a take or a
 // summarize between the top and the join, a sort of several keys.
 func TestTopBoundNotPushed(t *testing.T) {
-	srcs := boundSources(1, 50, 3000)
+	srcs := boundSources(1, 50, 3000, 1)
 	for _, q := range []string{
 		"@B | join kind=innerunique hint.strategy=hash (@P) on k | top 5 by ts",
 		"@B | join kind=leftouter hint.strategy=hash (@P) on k | top 5 by ts",
