@@ -26,7 +26,8 @@ type PairAgg struct {
 //	radix   when the kind emits pairs (not semi or anti) and every sum is over int64 values: the order rows
 //	        are added in does not matter, so the join is folded per key over radix partitions that fit the
 //	        cache (radix_aggregate.go). Output pairs are counted, never enumerated, so a key with 1,000 build
-//	        rows and 1.5M probe rows costs 1.5M steps, not 1.5G.
+//	        rows and 1.5M probe rows costs 1.5M steps, not 1.5G. Int64 keys of a dense range skip the partitions:
+//	        an array indexed by the key's offset is the table (dense_aggregate.go).
 //	rows    otherwise the hash join runs as usual; every output batch's row indexes (probe row, build row, -1
 //	        for a null-extended side) are folded into the aggregates before any column is gathered
 //

@@ -34,15 +34,18 @@ func pairAggs(spec *Spec) ([]PairAgg, []exec.Agg, column.Schema) {
 // aggPaths are the ways a HashAggregate can run, each forced so it runs on every kind and aggregate it can
 // serve: the rows path with output batches cut at 4096 rows and at 3, and the radix path with the partitions it
 // chooses, with 8 partitions, and with 8 partitions when the probe side stops being held after one batch and
-// after none (the fallback to looking rows up in every partition's table).
+// after none (the fallback to looking rows up in every partition's table). Only "dense" lets int keys of a dense
+// range take the dense table (dense_aggregate.go); the other radix paths are kept off it.
 var aggPaths = []struct {
 	name                     string
 	rows                     bool
 	maxOut                   int
 	radixBits, bufferBatches int
+	dense                    bool
 }{
 	{name: "rows", rows: true, maxOut: outRows},
 	{name: "rows-out3", rows: true, maxOut: 3},
+	{name: "dense", radixBits: -1, bufferBatches: -1, dense: true},
 	{name: "radix", radixBits: -1, bufferBatches: -1},
 	{name: "radix-8parts", radixBits: 3, bufferBatches: -1},
 	{name: "radix-8parts-hold1", radixBits: 3, bufferBatches: 1},
@@ -62,7 +65,7 @@ func forcePath(a *HashAggregate, p int) bool {
 	if a.radix == nil {
 		return false
 	}
-	a.radix.forceBits, a.radix.bufferBatches = path.radixBits, path.bufferBatches
+	a.radix.forceBits, a.radix.bufferBatches, a.radix.noDense = path.radixBits, path.bufferBatches, !path.dense
 	return true
 }
 
@@ -70,6 +73,12 @@ func forcePath(a *HashAggregate, p int) bool {
 // nested-loop oracle's output, for every kind and input shape, both build sides, every batch size and every
 // path (aggPaths).
 func TestHashAggregateMatchesSummarize(t *testing.T) {
+	dense := 0
+	defer func() {
+		if dense == 0 {
+			t.Error("no case took the dense path")
+		}
+	}()
 	for ci, c := range cases() {
 		seed := uint64(2000 + ci)
 		r := rand.New(rand.NewPCG(seed, seed))
@@ -99,6 +108,9 @@ func TestHashAggregateMatchesSummarize(t *testing.T) {
 							if !slices.Equal(got, want) {
 								t.Fatalf("batch=%d buildLeft=%v path=%s: hash aggregate gave %v, summarize over the oracle %v",
 									size, buildLeft, aggPaths[p].name, got, want)
+							}
+							if a.radix != nil && a.radix.usedDense {
+								dense++
 							}
 						}
 					}

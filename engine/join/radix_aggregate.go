@@ -27,6 +27,9 @@ import (
 //	fold     per partition: build its table (in cache), probe its rows against it, fold the build keys no probe
 //	         row found (outer kinds), clear the table for the next partition
 //
+// Int64 keys whose values span a dense range take no partitions at all: the build side, once read, goes into an
+// array indexed by the key's offset instead (denseTable), when the kind allows.
+//
 // When the probe side does not fit the budget (or there is one partition, where partitioning gains nothing), the
 // tables of every partition are built and kept, the probe rows held so far are folded, and the rest of the
 // probe side is looked up batch by batch, one random table access per row as in the plain hash join.
@@ -96,6 +99,9 @@ type radixAggregate struct {
 	// that many batches, as if the budget had run out.
 	forceBits     int
 	bufferBatches int
+	// noDense, a test knob, keeps a join off the dense path (dense_aggregate.go); usedDense records that it
+	// took it.
+	noDense, usedDense bool
 }
 
 // sumAcc is a running sum and the count of values in it.
@@ -189,7 +195,18 @@ func (r *radixAggregate) slotWords() int { return r.keyWords() + 1 + len(r.bcols
 // run computes the aggregates into r.aggs.
 func (r *radixAggregate) run(ctx context.Context) error {
 	defer func() { r.budget.Shrink(r.held); r.held = 0 }()
-	if err := r.partitionBuild(ctx); err != nil {
+	build, err := r.readBuild(ctx)
+	if err != nil {
+		return err
+	}
+	if d := r.newDenseTable(build); d != nil {
+		if err := r.runDense(ctx, d, build); err != nil {
+			return err
+		}
+		r.finish()
+		return nil
+	}
+	if err := r.partitionBuild(build); err != nil {
 		return err
 	}
 	// held: every probe row so far is in pparts. One partition gains nothing from holding them. Every
@@ -204,7 +221,7 @@ func (r *radixAggregate) run(ctx context.Context) error {
 	}
 	batches := 0
 	r.pparts = make([]radixPart, parts)
-	err := exec.Drain(ctx, r.probe, func(b *column.Batch) error {
+	err = exec.Drain(ctx, r.probe, func(b *column.Batch) error {
 		need := r.rowBytes(b.N, len(r.pcols))
 		if held && (batches == r.bufferBatches || r.grow("the radix join's probe rows", need) != nil) {
 			held = false
@@ -247,6 +264,12 @@ func (r *radixAggregate) run(ctx context.Context) error {
 			r.foldUnmatched(t)
 		}
 	}
+	r.finish()
+	return nil
+}
+
+// finish adds the pair count and the sums to the aggregates.
+func (r *radixAggregate) finish() {
 	for i := range r.aggs {
 		if !r.aggs[i].sum {
 			r.aggs[i].n += r.pairs
@@ -258,7 +281,6 @@ func (r *radixAggregate) run(ctx context.Context) error {
 	for j, i := range r.pidx {
 		r.aggs[i].n, r.aggs[i].i = r.aggs[i].n+r.psum[j].n, r.aggs[i].i+r.psum[j].s
 	}
-	return nil
 }
 
 // grow reserves n bytes of the budget for the rest of the run.
@@ -273,26 +295,44 @@ func (r *radixAggregate) grow(holder string, n int64) error {
 // rowBytes bounds what n rows with vals summed values take in partitions.
 func (r *radixAggregate) rowBytes(n, vals int) int64 { return int64(n) * int64(r.keyWords()+vals) * 8 }
 
-// partitionBuild reads the build side and copies its rows into 2^bits partitions (r.bparts).
-func (r *radixAggregate) partitionBuild(ctx context.Context) error {
-	var batches []*column.Batch
-	var n int
-	var batchBytes int64
+// buildBatches is the build side as read: its batches, rows and the bytes they hold against the budget.
+type buildBatches struct {
+	batches []*column.Batch
+	rows    int
+	bytes   int64
+}
+
+// readBuild reads the whole build side.
+func (r *radixAggregate) readBuild(ctx context.Context) (*buildBatches, error) {
+	bb := &buildBatches{}
 	err := exec.Drain(ctx, r.build, func(b *column.Batch) error {
 		if err := r.grow("the build side", b.Bytes()); err != nil {
 			return err
 		}
-		batchBytes += b.Bytes()
-		batches = append(batches, b)
-		n += b.N
+		bb.bytes += b.Bytes()
+		bb.batches = append(bb.batches, b)
+		bb.rows += b.N
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if n > maxBuildRows {
-		return fmt.Errorf("hash aggregate: %d build rows, more than the %d a hash table indexes", n, maxBuildRows)
+	if bb.rows > maxBuildRows {
+		return nil, fmt.Errorf("hash aggregate: %d build rows, more than the %d a hash table indexes", bb.rows, maxBuildRows)
 	}
+	return bb, nil
+}
+
+// drop releases the build batches once their rows are copied elsewhere.
+func (r *radixAggregate) drop(bb *buildBatches) {
+	clear(bb.batches)
+	r.budget.Shrink(bb.bytes)
+	r.held -= bb.bytes
+}
+
+// partitionBuild copies the build rows into 2^bits partitions (r.bparts).
+func (r *radixAggregate) partitionBuild(bb *buildBatches) error {
+	n := bb.rows
 	r.bits = r.chooseBits(n)
 	parts := 1 << r.bits
 	// Every partition's last chunk may be part empty.
@@ -310,12 +350,11 @@ func (r *radixAggregate) partitionBuild(ctx context.Context) error {
 		r.filter, r.filterShift = make([]uint64, 1<<fbits/64), 64-fbits
 	}
 	r.bparts = make([]radixPart, parts)
-	for i, b := range batches {
+	for i, b := range bb.batches {
 		r.scatter(b, true, r.bparts)
-		batches[i] = nil
+		bb.batches[i] = nil // free as the rows are copied
 	}
-	r.budget.Shrink(batchBytes)
-	r.held -= batchBytes
+	r.drop(bb)
 	return nil
 }
 

@@ -114,7 +114,7 @@ func TestStrKey(t *testing.T) {
 // BenchmarkWorkloads runs workloads a and b at full size, for profiling (natively with -cpuprofile, under
 // js/wasm with node --cpu-prof); the data is generated once per dataset, outside the timer.
 func BenchmarkWorkloads(b *testing.B) {
-	for _, name := range []string{"a", "b"} {
+	for _, name := range []string{"a", "b", "c"} {
 		w, err := Find(name)
 		if err != nil {
 			b.Fatal(err)
