@@ -35,9 +35,9 @@ const vuguModule = "github.com/vugu/vugu"
 
 // Build writes the site into out (created if missing): out/app.wasm built from AppPackage and
 // out/engine.wasm from EnginePackage for js/wasm, out/wasm_exec.js from the Go toolchain that builds them,
-// out/vugu-render.js from the Vugu module they link, and a copy of root/assets. It first checks that the
-// Vugu components' generated code in UIDir is up to date (Generate updates it), so a site never ships code
-// that its .vugu files no longer say. root is the module root.
+// out/vugu-render.js from the Vugu module they link (patched: renderpatch.go), and a copy of root/assets. It
+// first checks that the Vugu components' generated code in UIDir is up to date (Generate updates it), so a
+// site never ships code that its .vugu files no longer say. root is the module root.
 // The go command's output goes to log.
 func Build(ctx context.Context, root, out string, log io.Writer) error {
 	if err := CheckGenerated(ctx, root); err != nil {
@@ -176,7 +176,8 @@ func CheckGenerated(ctx context.Context, root string) error {
 
 // writeVuguHelpers writes the DOM helper script Vugu's renderer would otherwise install with eval, which
 // the site's Content-Security-Policy forbids. It is read from the Vugu module the program links (the
-// jsHelperScript constant of its domrender package), so it cannot drift from the renderer's Go half.
+// jsHelperScript constant of its domrender package), so it cannot drift from the renderer's Go half, and
+// patched to skip the DOM writes that change nothing (renderpatch.go).
 func writeVuguHelpers(ctx context.Context, root, dst string) error {
 	list := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", vuguModule)
 	list.Dir = root
@@ -206,6 +207,9 @@ func writeVuguHelpers(ctx context.Context, root, dst string) error {
 			script, err := strconv.Unquote(lit.Value)
 			if err != nil {
 				return fmt.Errorf("vugu helpers: %s: %w", file, err)
+			}
+			if script, err = patchRenderer(script); err != nil {
+				return err
 			}
 			return os.WriteFile(dst, []byte(script+"\n"), 0o644)
 		}
