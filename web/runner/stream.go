@@ -25,11 +25,15 @@ import (
 
 const (
 	// FlushEvery is the longest the engine holds rows and events before posting them. The page renders at
-	// most ~30 times a second, so posting faster only makes it merge more; 50 ms keeps the stream looking live.
+	// most 10 times a second, so posting faster only makes it merge more; 50 ms keeps the stream looking live.
 	FlushEvery = 50 * time.Millisecond
 	// maxRowsPerMessage bounds one message's size, and the time the page's WebAssembly spends unpacking it
 	// (a few milliseconds), when the engine produces rows faster than FlushEvery drains them.
 	maxRowsPerMessage = 2000
+	// maxEventsPerMessage bounds a message's trace events likewise. Past MaxStreamRows a fast join posts
+	// only events, two per engine batch, and 50 ms of them made messages of 2,500 events (290 KB of JSON)
+	// that the page decoded in one go for 40 ms and more, freezing it; a quarter of a thousand decode in a few.
+	maxEventsPerMessage = 250
 	// MaxStreamRows is how many rows a run sends the page. The table is virtualised, so the DOM does not
 	// care, but each row costs the page memory; beyond this the page is told the count, not the rows.
 	MaxStreamRows = 200_000
@@ -226,7 +230,7 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 	}
 	s.post(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs})
 	st, err := p.Run(ctx, func(b *column.Batch) error {
-		if s.pending()+b.N > maxRowsPerMessage {
+		if rows, _ := s.pending(); rows+b.N > maxRowsPerMessage {
 			s.flush()
 		}
 		s.addRows(b, visible)
@@ -311,10 +315,11 @@ func (s *stream) addRows(b *column.Batch, visible []int) {
 		Attrs: map[string]any{"rows": b.N, "total": s.rowsOut}})
 }
 
-// maybeFlush posts a batch when FlushEvery has passed or enough rows wait; it also checks for cancellation
-// there, after yielding, since the engine's own loops may not look at ctx often.
+// maybeFlush posts a batch when FlushEvery has passed or enough rows or events wait; it also checks for
+// cancellation there, after yielding, since the engine's own loops may not look at ctx often.
 func (s *stream) maybeFlush(ctx context.Context) error {
-	if s.pending() < maxRowsPerMessage && time.Since(s.flushedAt()) < FlushEvery {
+	rows, events := s.pending()
+	if rows < maxRowsPerMessage && events < maxEventsPerMessage && time.Since(s.flushedAt()) < FlushEvery {
 		return nil
 	}
 	s.flush()
@@ -346,10 +351,11 @@ func (s *stream) flush() {
 }
 
 // pending is how many rows wait for the next flush.
-func (s *stream) pending() int {
+// pending is how many rows and trace events wait to be posted.
+func (s *stream) pending() (rows, events int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.rows)
+	return len(s.rows), len(s.events)
 }
 
 func (s *stream) flushedAt() time.Time {

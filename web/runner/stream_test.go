@@ -76,6 +76,34 @@ func TestStreamScenario(t *testing.T) {
 	}
 }
 
+// Past MaxStreamRows a run posts trace events only; they still come in messages of bounded size, which the
+// page decodes in one piece.
+func TestStreamBoundsEventsPerMessage(t *testing.T) {
+	msgs := collect(t, context.Background(), &protocol.Run{
+		Query:    "@Users | join kind=inner (@Listens) on user_id | project name, user_id, song_id",
+		Scenario: ScenarioUsersListens, Seed: 3,
+		Knobs: map[string]float64{"users": 2000, "listens": MaxStreamRows + 300_000, "skew": 0},
+	})
+	// The checks come after each output batch; a batch adds its output event and its scans' between two.
+	const slack = 8
+	var events, eventsOnly int
+	for _, m := range msgs[1:] { // the started message, and the reads while planning in the first batch, aside
+		if m.Type != protocol.MessageBatch {
+			continue
+		}
+		events += len(m.Events)
+		if m.Rows == "" {
+			eventsOnly++
+		}
+		if n := len(m.Events); n > maxEventsPerMessage+slack && m.Rows == "" {
+			t.Errorf("a batch of %d events, more than %d", n, maxEventsPerMessage)
+		}
+	}
+	if eventsOnly == 0 || events < 2*maxEventsPerMessage {
+		t.Errorf("%d events, %d batches of events only: the run did not stream past its rows", events, eventsOnly)
+	}
+}
+
 func TestStreamForcesStrategy(t *testing.T) {
 	msgs := collect(t, context.Background(), &protocol.Run{
 		Query:    "@Users | join kind=inner (@Listens) on user_id",
