@@ -67,17 +67,21 @@ func main() {
 	go func() {
 		restored := false
 		for range in.wake {
-			for _, m := range in.drain() {
-				ee.Lock()
-				state.Receive(m)
-				if !restored && !state.Loading {
-					restored = true
-					state.LoadFragment(fragment)
+			for _, env := range in.drain() {
+				msg := ui.Decode(env)
+				for done := false; !done; {
+					ee.Lock()
+					done = state.ApplyNext(msg)
+					if !restored && !state.Loading {
+						restored = true
+						state.LoadFragment(fragment)
+					}
+					ee.UnlockOnly()
+					// Hand the thread back to the browser between messages and between the pieces of one:
+					// neither a backlog of batches nor a batch of many trace events may hold clicks and
+					// frames for the time it takes to apply it all.
+					time.Sleep(yieldPause)
 				}
-				ee.UnlockOnly()
-				// Hand the thread back to the browser between messages: a backlog of batches must not
-				// hold clicks and frames for the time it takes to apply them all.
-				time.Sleep(yieldPause)
 			}
 		}
 	}()

@@ -3,26 +3,27 @@
 // render needs; everything a user sets or a run produces lives in State, changed only by its methods.
 //
 // Wiring happens once, in wasm/app: it makes a State with an Env (the Web Worker and the browser's URL),
-// feeds the engine's messages to State.Receive from a goroutine under Vugu's render lock, and asks for a
-// render at most RenderEvery. The package has no syscall/js, so its components are tested natively with
+// feeds the engine's messages to State.ApplyNext a piece at a time (receive.go) from a goroutine under Vugu's
+// render lock, and asks for a render at most RenderEvery. The package has no syscall/js, so its components are tested natively with
 // Vugu's static renderer.
 package ui
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
 // RenderEvery is the shortest time between two renders asked for by streamed results. A Vugu v0.4.0 render
-// rebuilds the whole tree (TOOLCHAIN.md measured 5 ms for 200 rows, and clicks freezing at 60 renders/s), so
-// results are merged into at most ~30 renders a second.
-const RenderEvery = 33 * time.Millisecond
+// rebuilds and re-sends the whole tree, some 300 elements here, which costs the page 10–30 ms of its only
+// thread however little changed; at 30 renders a second a 5-million-row run left the page too few frames and
+// its timers a tenth of a second late. Ten a second keep the numbers moving and half the thread free. Clicks
+// and other events render at once, without waiting for this.
+const RenderEvery = 100 * time.Millisecond
 
 // Env is what State needs from the browser. wasm/app implements it with syscall/js; tests with a fake.
 type Env interface {
@@ -158,23 +159,6 @@ func defaultTables() []Table {
 	}
 }
 
-// Receive applies one message from the engine as the worker posted it.
-func (s *State) Receive(env protocol.Envelope) {
-	var m protocol.Message
-	err := json.Unmarshal([]byte(env.JSON), &m)
-	m.Rows = env.Rows
-	if err != nil {
-		s.Notice = fmt.Sprintf("The engine sent a message the page cannot read: %v", err)
-		s.Dirty = true
-		return
-	}
-	s.Apply(m)
-	if m.Type == protocol.MessageBatch {
-		// Applied: the engine may post one more (protocol.MaxBatchesInFlight).
-		s.Env.Post(protocol.Request{Type: protocol.RequestAck, ID: m.ID})
-	}
-}
-
 // Apply applies one message from the engine. Messages about a run other than the current one are old news
 // (a canceled run's last batches) and ignored.
 func (s *State) Apply(m protocol.Message) {
@@ -211,13 +195,8 @@ func (s *State) Apply(m protocol.Message) {
 		if r.Rows.Append(m.Rows) > 0 && r.FirstRow == 0 {
 			r.FirstRow = max(time.Since(r.Started), time.Microsecond)
 		}
-		for _, e := range m.Events {
-			r.Trace.Add(e)
-		}
 		r.Trace.Dropped += m.Dropped
-		if r.Trace.Chosen != "" {
-			r.Strategy = r.Trace.Chosen
-		}
+		r.addEvents(m.Events)
 	case protocol.MessageDone:
 		r.Status, r.Stats = StatusDone, m.Stats
 		r.Finished = time.Since(r.Started)
@@ -230,6 +209,16 @@ func (s *State) Apply(m protocol.Message) {
 			r.Status = StatusCanceled
 		}
 		r.Finished = time.Since(r.Started)
+	}
+}
+
+// addEvents folds trace events into the run's summary.
+func (r *Run) addEvents(events []trace.Event) {
+	for _, e := range events {
+		r.Trace.Add(e)
+	}
+	if r.Trace.Chosen != "" {
+		r.Strategy = r.Trace.Chosen
 	}
 }
 
