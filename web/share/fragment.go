@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 )
 
 // A fragment is the state as it rides in a URL after '#':
@@ -25,13 +26,23 @@ const maxFragmentBytes = len(fragmentPrefix) + (MaxJSONBytes+64)*4/3 + 4
 
 var fragmentEncoding = base64.RawURLEncoding
 
-// Fragment returns the state's URL fragment, without the '#'.
-func (s *State) Fragment() string {
-	var buf bytes.Buffer
-	w, err := flate.NewWriter(&buf, flate.BestCompression)
+// deflaters keeps DEFLATE writers for reuse. A new writer allocates and clears about a megabyte of tables, far
+// more than the few hundred bytes it compresses here, and the playground writes its fragment on every change:
+// in the page's WebAssembly that was most of the 15 ms a Run click spent before the run began.
+var deflaters = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(nil, flate.BestCompression)
 	if err != nil {
 		panic(fmt.Sprintf("share: flate level: %v", err)) // only an invalid level fails
 	}
+	return w
+}}
+
+// Fragment returns the state's URL fragment, without the '#'.
+func (s *State) Fragment() string {
+	var buf bytes.Buffer
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&buf)     // a reset writer writes what a new one would
 	w.Write(s.JSON()) // writes to a bytes.Buffer do not fail
 	w.Close()
 	return fragmentPrefix + fragmentEncoding.EncodeToString(buf.Bytes())
