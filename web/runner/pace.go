@@ -18,7 +18,7 @@ import (
 
 const (
 	// paceGrain is how far ahead of playback an event may be before the engine waits: waits shorter than a
-	// frame would post more messages than the page renders (ui.RenderEvery is 33 ms).
+	// frame would post more messages than the page renders (ui.RenderEvery is 100 ms).
 	paceGrain = 20 * time.Millisecond
 	// maxSpeed bounds a playback speed; past it playing is indistinguishable from flat out.
 	maxSpeed = 1e9

@@ -36,10 +36,11 @@ func (c *Results) First() int {
 	return max(0, min(first, c.run().Rows.Len()-1))
 }
 
-// Window is the rows in the DOM.
+// Window is the rows in the DOM: those in view and overscan either side, fewer at the top, where no row
+// precedes the view.
 func (c *Results) Window() [][]string {
-	first := c.First()
-	return c.run().Rows.Slice(first, first+viewportRows+2*overscan, len(c.run().Columns))
+	end := int(c.State.ScrollTop/RowHeight) + viewportRows + overscan
+	return c.run().Rows.Slice(c.First(), end, len(c.run().Columns))
 }
 
 // After is how many rows follow the window.

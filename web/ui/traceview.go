@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -543,8 +544,9 @@ type Series struct {
 	X, Y []float64
 }
 
-// maxPoints bounds a sparkline's points.
-const maxPoints = 200
+// maxPoints bounds a sparkline's points: one every two units of the 200-wide charts. Each render sends
+// every point again as text, so this also bounds what a chart costs a render.
+const maxPoints = 100
 
 // Add appends a point.
 func (s *Series) Add(x, y float64) {
@@ -567,7 +569,7 @@ func (s *Series) Polyline(w, h float64) string {
 	for _, y := range s.Y {
 		y1 = max(y1, y)
 	}
-	var b strings.Builder
+	b := make([]byte, 0, len(s.X)*12)
 	for i := range s.X {
 		px := 0.0
 		if x1 > x0 {
@@ -577,9 +579,14 @@ func (s *Series) Polyline(w, h float64) string {
 		if y1 > 0 {
 			py = h - s.Y[i]/y1*h
 		}
-		fmt.Fprintf(&b, "%.1f,%.1f ", px, py)
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendFloat(b, px, 'f', 1, 64)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, py, 'f', 1, 64)
 	}
-	return strings.TrimSpace(b.String())
+	return string(b)
 }
 
 func firstArray(a map[string]any, keys ...string) ([]any, bool) {
