@@ -32,8 +32,10 @@ const (
 	maxRowsPerMessage = 2000
 	// maxEventsPerMessage bounds a message's trace events likewise. Past MaxStreamRows a fast join posts
 	// only events, two per engine batch, and 50 ms of them made messages of 2,500 events (290 KB of JSON)
-	// that the page decoded in one go for 40 ms and more, freezing it; a quarter of a thousand decode in a few.
-	maxEventsPerMessage = 250
+	// that the page decoded in one go for 40 ms and more, freezing it. The page reads a message whole before
+	// it decodes its events a few dozen at a time (ui.Decode), about 10 ms for 250 events on a loaded
+	// machine; 128 keep that read short.
+	maxEventsPerMessage = 128
 	// MaxStreamRows is how many rows a run sends the page. The table is virtualised, so the DOM does not
 	// care, but each row costs the page memory; beyond this the page is told the count, not the rows.
 	MaxStreamRows = 200_000
