@@ -352,8 +352,7 @@ func (s *stream) flush() {
 	}
 }
 
-// pending is how many rows wait for the next flush.
-// pending is how many rows and trace events wait to be posted.
+// pending is how many rows and trace events wait for the next flush.
 func (s *stream) pending() (rows, events int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
