@@ -84,6 +84,7 @@ func main() {
 					if !restored && !state.Loading {
 						restored = true
 						state.LoadFragment(fragment)
+						go warm()
 					}
 					ee.UnlockOnly()
 					// Hand the thread back to the browser between messages and between the pieces of one:
@@ -123,6 +124,18 @@ func main() {
 		}
 		// Let the browser run between two renders, however many are asked for.
 		time.Sleep(yieldPause)
+	}
+}
+
+// warmPause separates the steps of warm, so each is a task of its own between which the browser runs.
+const warmPause = 20 * time.Millisecond
+
+// warm has the browser compile the code of a run and of every strategy view before the first Run click
+// needs it (ui.Warm), a view at a time.
+func warm() {
+	for _, view := range ui.WarmViews {
+		time.Sleep(warmPause)
+		ui.Warm(view)
 	}
 }
 
