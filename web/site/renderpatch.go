@@ -9,9 +9,9 @@ import (
 // instruction as it comes: each attribute is set again, each text node rewritten, and each element with
 // text content (vg-content, and the static text vugugen compacts the same way) has its innerHTML parsed
 // again. A render that changes two numbers thus costs the browser a hundred HTML parses and a relayout of
-// every text on the page; a profile of a long run put the page's style, layout and parsing above half of its
-// main thread. renderPatches make the script skip a write that would leave the DOM as it is, so a render
-// costs the browser what it changes.
+// every text on the page; in a trace of a long run, HTML parsing, style and layout were about half of the
+// main thread's busy time. renderPatches make the script skip a write that would leave the DOM as it is, so
+// a render costs the browser what it changes.
 //
 // An element's innerHTML is skipped when the script itself set that same text last and nothing since has
 // synced the element's children one by one (moving to its first child clears the record). The live value is
