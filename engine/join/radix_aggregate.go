@@ -108,11 +108,9 @@ type radixAggregate struct {
 type sumAcc struct{ s, n int64 }
 
 const (
-	// radixPartitionBytes is the table size a partition aims at. Measured on the 2-core machine here (1 MiB of
-	// L2 a core, 32 MiB of L3), 2 MiB beats 256 KiB by 8–12% natively and about as much in js/wasm on workload b:
-	// a table mostly in L2 and the rest in L3 costs less than the scatter's writes to eight times as many
-	// partition streams. Much larger (16 MiB) is slower again: the tables spill out of L3.
-	radixPartitionBytes = 2 << 20
+	// radixPartitionBytes is the table size a partition aims at: half the 512 KiB L2 cache of the machines
+	// measured, the rest left for the rows streaming through.
+	radixPartitionBytes = 256 << 10
 	// maxRadixBits caps partitions at 1,024: the scatter writes one stream per partition, and beyond that the
 	// streams' open cache lines and pages no longer fit the L1 cache and the TLB.
 	maxRadixBits = 10
