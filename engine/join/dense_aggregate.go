@@ -51,17 +51,7 @@ func (r *radixAggregate) newDenseTable(bb *buildBatches) *denseTable {
 		for _, c := range r.bcols {
 			counted = counted || b.Cols[c].HasNulls()
 		}
-		k := keyColumns(b, r.bkeys, r.spec.KeyTypes)[0]
-		nulls := k.HasNulls()
-		for i, x := range k.Ints[:b.N] {
-			if nulls && k.IsNull(i) {
-				continue
-			}
-			if !seen {
-				lo, hi, seen = x, x, true
-			}
-			lo, hi = min(lo, x), max(hi, x)
-		}
+		lo, hi, seen = keyRange(keyColumns(b, r.bkeys, r.spec.KeyTypes)[0], b.N, lo, hi, seen)
 	}
 	span := uint64(hi) - uint64(lo)
 	if !seen || span >= uint64(bb.rows)*denseValuesPerRow+denseSpanMin {

@@ -46,17 +46,7 @@ type members struct {
 // newMembers returns the members of k's n rows, or false when k has no non-null row or its range is too
 // sparse for a bitmap (see denseSpanPerRow).
 func newMembers(k *column.Vector, n int) (*members, bool) {
-	var lo, hi int64
-	seen := false
-	for i, x := range k.Ints[:n] {
-		if k.IsNull(i) {
-			continue
-		}
-		if !seen {
-			lo, hi, seen = x, x, true
-		}
-		lo, hi = min(lo, x), max(hi, x)
-	}
+	lo, hi, seen := keyRange(k, n, 0, 0, false)
 	span := uint64(hi) - uint64(lo)
 	if !seen || span >= uint64(n)*denseSpanPerRow+denseSpanMin {
 		return nil, false
@@ -64,6 +54,22 @@ func newMembers(k *column.Vector, n int) (*members, bool) {
 	m := &members{lo: lo, span: span, bits: make([]uint64, span/64+1)}
 	m.add(k, n)
 	return m, true
+}
+
+// keyRange widens [lo, hi] (empty unless seen) to the non-null values among the first n rows of int64 key k,
+// reporting whether any value is in it.
+func keyRange(k *column.Vector, n int, lo, hi int64, seen bool) (int64, int64, bool) {
+	nulls := k.HasNulls()
+	for i, x := range k.Ints[:n] {
+		if nulls && k.IsNull(i) {
+			continue
+		}
+		if !seen {
+			lo, hi, seen = x, x, true
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi, seen
 }
 
 // add sets the bits of k's non-null values among its first n rows; every value must lie in the range.
@@ -126,7 +132,7 @@ func (h *Hash) topFirst(ctx context.Context) error {
 	small := column.NewTable(h.table.Schema)
 	small.Append(h.table.Batch().Gather(rows))
 	h.table = small
-	h.probe = &tableRows{t: cands}
+	h.probe = &tableStream{t: cands}
 	h.top = nil // the candidates are the top's already
 	return nil
 }
@@ -183,23 +189,4 @@ func (r *memberRows) Next(ctx context.Context) (*column.Batch, error) {
 			return b.Gather(idx), nil
 		}
 	}
-}
-
-// tableRows streams a table as one batch.
-type tableRows struct {
-	t    *column.Table
-	done bool
-}
-
-func (r *tableRows) Schema() column.Schema { return r.t.Schema }
-
-func (r *tableRows) Next(ctx context.Context) (*column.Batch, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if r.done || r.t.N == 0 {
-		return nil, nil
-	}
-	r.done = true
-	return r.t.Batch(), nil
 }

@@ -507,7 +507,7 @@ func (s *Salted) workerJoin(w *saltWorker) exec.Operator {
 	spec := *s.spec
 	spec.Kind = s.workerKind()
 	buildLeft := w.left.N < w.right.N
-	h := NewHash(&spec, &saltTableStream{t: w.left}, &saltTableStream{t: w.right}, buildLeft, s.env.Budget)
+	h := NewHash(&spec, &tableStream{t: w.left}, &tableStream{t: w.right}, buildLeft, s.env.Budget)
 	h.maxOut = s.maxOut
 	return h
 }
@@ -879,14 +879,14 @@ func saltRowBytes(b *column.Batch) []int64 {
 	return out
 }
 
-// saltTableStream streams a held table in output-sized batches.
-type saltTableStream struct {
+// tableStream streams a held table in output-sized batches (a salted worker's sides, top-first's candidates).
+type tableStream struct {
 	t   *column.Table
 	pos int
 }
 
-func (o *saltTableStream) Schema() column.Schema { return o.t.Schema }
-func (o *saltTableStream) Next(ctx context.Context) (*column.Batch, error) {
+func (o *tableStream) Schema() column.Schema { return o.t.Schema }
+func (o *tableStream) Next(ctx context.Context) (*column.Batch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
