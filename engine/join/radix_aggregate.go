@@ -94,6 +94,8 @@ type radixAggregate struct {
 	// first two words (string keys) and its row number.
 	hashes, words0, words1 []uint64
 	sel                    []int32
+	// stage is scatterShort's scratch: per kept row of a batch, the row it copies into its partition.
+	stage []uint64
 
 	// Test knobs: forceBits, when >= 0, fixes bits; bufferBatches, when >= 0, stops holding probe rows after
 	// that many batches, as if the budget had run out.
@@ -102,6 +104,9 @@ type radixAggregate struct {
 	// noDense, a test knob, keeps a join off the dense path (dense_aggregate.go); usedDense records that it
 	// took it.
 	noDense, usedDense bool
+	// shortBatches and shortParts count the batches scattered and the partitions folded by the lean loops
+	// (radix_short.go), for tests to read.
+	shortBatches, shortParts int
 }
 
 // sumAcc is a running sum and the count of values in it.
@@ -399,11 +404,11 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 	if cap(r.hashes) < n {
 		r.hashes, r.words0, r.words1, r.sel = make([]uint64, n), make([]uint64, n), make([]uint64, n), make([]int32, n)
 	}
+	ints := make([][]int64, len(vals))
+	for j, v := range vals {
+		ints[j] = v.Ints[:n]
+	}
 	if !r.strKeys && !keyNulls && !valNulls {
-		ints := make([][]int64, len(vals))
-		for j, v := range vals {
-			ints[j] = v.Ints[:n]
-		}
 		acc := r.psum
 		if build {
 			acc = r.bsum
@@ -418,6 +423,9 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 		} else {
 			r.encs, r.buf = encodedKeys(keys, 0, n, r.buf, r.encs)
 			strs = r.encs
+		}
+		if !keyNulls && !valNulls && r.scatterShort(strs, ints, build, unmatched, parts) {
+			return
 		}
 	}
 	kept := r.hashKeys(keys, strs, keyNulls, build, n)
@@ -435,10 +443,6 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 	kw := r.keyWords()
 	stride := kw + len(vals)
 	shift := r.partShift(len(parts))
-	ints := make([][]int64, len(vals))
-	for j, v := range vals {
-		ints[j] = v.Ints[:n]
-	}
 	hs, w0s, w1s, sel := r.hashes[:kept], r.words0[:kept], r.words1[:kept], r.sel[:kept]
 	for k, h := range hs {
 		i := int(sel[k])
@@ -540,19 +544,8 @@ func (r *radixAggregate) scatterInts(keys []int64, vals [][]int64, build, unmatc
 		}
 		kept = len(keys)
 	}
-	if unmatched && kept < len(keys) {
-		r.pairs += int64(len(keys) - kept)
-		for j, v := range vals {
-			k := 0
-			for i, x := range v {
-				if k < kept && int(sel[k]) == i {
-					k++
-					continue
-				}
-				acc[j].s += x
-				acc[j].n++
-			}
-		}
+	if unmatched {
+		r.foldUnkept(vals, sel[:kept], len(keys), acc)
 	}
 	shift := r.partShift(len(parts))
 	stride := 1 + len(vals)
@@ -570,6 +563,26 @@ func (r *radixAggregate) scatterInts(keys []int64, vals [][]int64, build, unmatc
 			row[1+j] = uint64(v[i])
 		}
 		pt.rows++
+	}
+}
+
+// foldUnkept folds as unmatched the rows of a batch of n rows, with values vals and no nulls, that sel (the kept
+// rows' numbers, ascending) leaves out: one output row each, and its own values into acc.
+func (r *radixAggregate) foldUnkept(vals [][]int64, sel []int32, n int, acc []sumAcc) {
+	if len(sel) == n {
+		return
+	}
+	r.pairs += int64(n - len(sel))
+	for j, v := range vals {
+		k := 0
+		for i, x := range v[:n] {
+			if k < len(sel) && int(sel[k]) == i {
+				k++
+				continue
+			}
+			acc[j].s += x
+			acc[j].n++
+		}
 	}
 }
 
@@ -687,9 +700,19 @@ func (r *radixAggregate) foldByPartition(ctx context.Context) error {
 		}
 		t := radixTable{lbits: tableBits(r.bparts[p].rows)}
 		r.tabs[p] = t
-		r.insertRows(&r.bparts[p], t)
+		short := r.strKeys && !r.mark && !r.uniqueBuild && shortPartition(&r.bparts[p])
+		if short {
+			r.insertShort(&r.bparts[p], t)
+		} else {
+			r.insertRows(&r.bparts[p], t)
+		}
 		r.release(&r.bparts[p])
-		r.probeRows(&r.pparts[p])
+		if short && shortPartition(&r.pparts[p]) {
+			r.shortParts++
+			r.probeShort(&r.pparts[p], t)
+		} else {
+			r.probeRows(&r.pparts[p])
+		}
 		r.release(&r.pparts[p])
 		if r.bs.unmatched {
 			r.foldUnmatched(t)
