@@ -16,8 +16,9 @@ import (
 // on the shapes its loops tell apart: count() with one sum of each side's v (the common-case loop) and with
 // every long column summed (the general loop); values with and without nulls, all null on one side (the sum
 // must be null), and overflowing; probe keys below, inside and above the build keys' range, nulls among the
-// keys; every kind it serves, both build sides, several batch sizes. Each run must say it took the dense path
-// exactly when the kind and the keys allow it.
+// keys; every kind it serves, both build sides, several batch sizes; the partitioned passes (dense_parts.go)
+// off, on with 8 partitions, and on when the probe side stops being held after two batches. Each run must say it
+// took the dense path, and its partitioned passes, exactly when the kind, the keys and the aggregates allow it.
 func TestDenseAggregate(t *testing.T) {
 	type vals func(r *rand.Rand, i int) (int64, bool)
 	some := func(r *rand.Rand, i int) (int64, bool) { return r.Int64N(1000) - 200, r.IntN(6) != 0 }
@@ -55,7 +56,14 @@ func TestDenseAggregate(t *testing.T) {
 		{"all-null-left", 100, 300, 0, 20, 0, 40, false, none, all, true, true},
 		{"all-null-right", 300, 100, 0, 40, 0, 20, true, all, none, true, true},
 		{"sparse-left", 50, 400, 0, 1 << 40, 0, 30, false, all, all, false, true},
+		{"key-nulls", 300, 500, 0, 200, -50, 260, true, all, all, true, true},
 	}
+	partRuns := 0
+	defer func() {
+		if partRuns == 0 {
+			t.Error("no run took the partitioned passes")
+		}
+	}()
 	for si, sh := range shapes {
 		r := rand.New(rand.NewPCG(uint64(si), 77))
 		lt := mk(r, sh.lrows, sh.llo, sh.lhi, sh.keyNulls, sh.lvals)
@@ -84,19 +92,35 @@ func TestDenseAggregate(t *testing.T) {
 					aggs.schema, nil, aggs.ea, memory.NewBudget(0)))
 				for _, size := range []int{1, 7, 1000} {
 					for _, buildLeft := range []bool{false, true} {
-						name := fmt.Sprintf("%s %s %s batch=%d buildLeft=%v", sh.name, kind, aggs.name, size, buildLeft)
-						a, err := NewHashAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), aggs.pa, aggs.schema)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if got, _ := rowsOf(t, a); !slices.Equal(got, want) {
-							t.Errorf("%s: dense aggregate gave %v, summarize over the oracle %v", name, got, want)
-						}
-						buildUnmatched := kind == FullOuter || (kind == LeftOuter) == buildLeft && kind != Inner && kind != InnerUnique
-						dedupe := kind == InnerUnique && !buildLeft
-						wantDense := !buildUnmatched && !dedupe && (buildLeft && sh.denseIfLeftBuild || !buildLeft && sh.denseIfRightBuld)
-						if a.radix.usedDense != wantDense {
-							t.Errorf("%s: dense path taken %v, want %v", name, a.radix.usedDense, wantDense)
+						for _, parts := range []struct{ bits, hold int }{{0, -1}, {3, -1}, {3, 2}} {
+							name := fmt.Sprintf("%s %s %s batch=%d buildLeft=%v partbits=%d hold=%d", sh.name, kind, aggs.name, size, buildLeft, parts.bits, parts.hold)
+							a, err := NewHashAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), aggs.pa, aggs.schema)
+							if err != nil {
+								t.Fatal(err)
+							}
+							a.radix.denseBits, a.radix.bufferBatches = parts.bits, parts.hold
+							if got, _ := rowsOf(t, a); !slices.Equal(got, want) {
+								t.Errorf("%s: dense aggregate gave %v, summarize over the oracle %v", name, got, want)
+							}
+							buildUnmatched := kind == FullOuter || (kind == LeftOuter) == buildLeft && kind != Inner && kind != InnerUnique
+							dedupe := kind == InnerUnique && !buildLeft
+							wantDense := !buildUnmatched && !dedupe && (buildLeft && sh.denseIfLeftBuild || !buildLeft && sh.denseIfRightBuld)
+							if a.radix.usedDense != wantDense {
+								t.Errorf("%s: dense path taken %v, want %v", name, a.radix.usedDense, wantDense)
+							}
+							// The partitioned passes (dense_parts.go) take one sum from each side and no null
+							// build value, on pairs only.
+							bt := rt
+							if buildLeft {
+								bt = lt
+							}
+							wantParts := wantDense && parts.bits > 0 && kind == Inner && aggs.name == "one-sum-each" && !bt.Cols[1].HasNulls()
+							if a.radix.usedDenseParts != wantParts {
+								t.Errorf("%s: partitioned passes taken %v, want %v", name, a.radix.usedDenseParts, wantParts)
+							}
+							if wantParts {
+								partRuns++
+							}
 						}
 					}
 				}

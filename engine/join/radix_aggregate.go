@@ -102,8 +102,10 @@ type radixAggregate struct {
 	forceBits     int
 	bufferBatches int
 	// noDense, a test knob, keeps a join off the dense path (dense_aggregate.go); usedDense records that it
-	// took it.
-	noDense, usedDense bool
+	// took it, and usedDenseParts that it took its partitioned passes (dense_parts.go). denseBits, when >= 0,
+	// fixes the partition bits of those passes (0: none).
+	noDense, usedDense, usedDenseParts bool
+	denseBits                          int
 	// shortBatches and shortParts count the batches scattered and the partitions folded by the lean loops
 	// (radix_short.go), for tests to read.
 	shortBatches, shortParts int
@@ -170,7 +172,7 @@ type radixTable struct {
 func newRadixAggregate(h *Hash, aggs []aggTarget) *radixAggregate {
 	r := &radixAggregate{spec: h.spec, build: h.build, probe: h.probe, budget: h.budget, bs: h.bs, ps: h.ps,
 		uniqueBuild: h.unique && h.buildLeft, dedupe: h.unique && !h.buildLeft, aggs: aggs,
-		strKeys: !intKeyed(h.spec.KeyTypes), forceBits: -1, bufferBatches: -1}
+		strKeys: !intKeyed(h.spec.KeyTypes), forceBits: -1, bufferBatches: -1, denseBits: -1}
 	r.bkeys, r.pkeys = h.buildKeys()
 	r.mark = r.bs.unmatched || r.dedupe
 	for i, t := range aggs {
@@ -205,7 +207,13 @@ func (r *radixAggregate) run(ctx context.Context) error {
 		return err
 	}
 	if d := r.newDenseTable(build); d != nil {
-		if err := r.runDense(ctx, d, build); err != nil {
+		if pb := r.densePartBits(d); pb > 0 {
+			r.usedDenseParts = true
+			err = r.runDenseParts(ctx, d, build, pb)
+		} else {
+			err = r.runDense(ctx, d, build)
+		}
+		if err != nil {
 			return err
 		}
 		r.finish()
