@@ -453,6 +453,24 @@ func NewTable(schema Schema) *Table {
 	return t
 }
 
+// Concat returns a table of schema holding the rows of batches, in order. Each column is allocated once, at its
+// final size: appending batch after batch regrows a large column by a quarter at a time, which allocates about
+// five times its final size and copies four times it.
+func Concat(schema Schema, batches []*Batch) *Table {
+	n := 0
+	for _, b := range batches {
+		n += b.N
+	}
+	t := &Table{Schema: schema, Cols: make([]*Vector, len(schema))}
+	for i, f := range schema {
+		t.Cols[i] = NewVector(f.Type, n)
+	}
+	for _, b := range batches {
+		t.Append(b)
+	}
+	return t
+}
+
 // Append adds a batch's rows. A dead column (nil in b) stays dead in t.
 func (t *Table) Append(b *Batch) {
 	for i, c := range b.Cols {

@@ -41,9 +41,9 @@ func Drain(ctx context.Context, op Operator, emit func(*column.Batch) error) err
 
 // Materialize pulls all of op into one table.
 func Materialize(ctx context.Context, op Operator) (*column.Table, error) {
-	t := column.NewTable(op.Schema())
-	err := Drain(ctx, op, func(b *column.Batch) error { t.Append(b); return nil })
-	return t, err
+	var batches []*column.Batch
+	err := Drain(ctx, op, func(b *column.Batch) error { batches = append(batches, b); return nil })
+	return column.Concat(op.Schema(), batches), err
 }
 
 // Env is what every operator of one execution shares: the memory budget, the trace sink and the run's details.

@@ -45,7 +45,7 @@ func (m *MakeIntervals) Next(ctx context.Context) (*column.Batch, error) {
 		return nil, nil
 	}
 	m.done = true
-	t := column.NewTable(m.in.Schema())
+	var batches []*column.Batch
 	var held int64
 	defer func() { m.budget.Shrink(held) }()
 	err := Drain(ctx, m.in, func(b *column.Batch) error {
@@ -54,9 +54,10 @@ func (m *MakeIntervals) Next(ctx context.Context) (*column.Batch, error) {
 			return fmt.Errorf("make-intervals: %w", err)
 		}
 		held += n
-		t.Append(b)
+		batches = append(batches, b)
 		return nil
 	})
+	t := column.Concat(m.in.Schema(), batches)
 	if err != nil || t.N == 0 {
 		return nil, err
 	}

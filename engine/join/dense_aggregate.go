@@ -2,6 +2,7 @@ package join
 
 import (
 	"context"
+	"sync"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
@@ -66,7 +67,26 @@ func (r *radixAggregate) newDenseTable(bb *buildBatches) *denseTable {
 		return nil
 	}
 	r.usedDense = true
-	return &denseTable{lo: lo, span: span, stride: stride, counted: counted, words: make([]uint64, words)}
+	w := denseWords.Get().(*[]uint64)
+	if uint64(cap(*w)) < words {
+		*w = make([]uint64, words)
+	} else {
+		*w = (*w)[:words]
+		clear(*w)
+	}
+	return &denseTable{lo: lo, span: span, stride: stride, counted: counted, words: *w}
+}
+
+// denseWords keeps the array of the last dense table for the next one. A table of a million keys is 16 MB, and
+// on js/wasm every such table allocated brings the next collection closer; clearing a kept one costs the same as
+// the zeroing a new one needs.
+var denseWords = sync.Pool{New: func() any { return new([]uint64) }}
+
+// release gives d's array back to denseWords; d is not used after.
+func (d *denseTable) release() {
+	w := d.words
+	d.words = nil
+	denseWords.Put(&w)
 }
 
 // runDense folds the join through table d: it fills d from the build batches, drops them, and streams the

@@ -151,16 +151,17 @@ func (h *Hash) buildTable(ctx context.Context) error {
 
 // readBuild reads the whole build side into h.table, accounting it against the budget.
 func (h *Hash) readBuild(ctx context.Context) error {
-	h.table = column.NewTable(h.build.Schema())
+	var batches []*column.Batch
 	err := exec.Drain(ctx, h.build, func(b *column.Batch) error {
 		n := b.Bytes() + int64(b.N)*4
 		if err := h.budget.Grow("the build side", n); err != nil {
 			return fmt.Errorf("hash join: %w", err)
 		}
 		h.held += n
-		h.table.Append(b)
+		batches = append(batches, b)
 		return nil
 	})
+	h.table = column.Concat(h.build.Schema(), batches)
 	return err
 }
 

@@ -213,6 +213,7 @@ func (r *radixAggregate) run(ctx context.Context) error {
 		} else {
 			err = r.runDense(ctx, d, build)
 		}
+		d.release()
 		if err != nil {
 			return err
 		}

@@ -112,10 +112,10 @@ func TestStrKey(t *testing.T) {
 	}
 }
 
-// BenchmarkWorkloads runs workloads a and b at full size, for profiling (natively with -cpuprofile, under
+// BenchmarkWorkloads runs every workload at full size, for profiling (natively with -cpuprofile, under
 // js/wasm with node --cpu-prof); the data is generated once per dataset, outside the timer.
 func BenchmarkWorkloads(b *testing.B) {
-	for _, name := range []string{"a", "b", "c"} {
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
 		w, err := Find(name)
 		if err != nil {
 			b.Fatal(err)
