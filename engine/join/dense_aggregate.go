@@ -26,9 +26,10 @@ import (
 //
 // Memory: 8·stride bytes a value of the range, at most denseValuesPerRow values a build row (plus
 // denseSpanMin), so never much more than the partitioned path's rows and tables. Cost: one random access into
-// the array per build row and per probe row in range. The array is larger than the L2 cache at a million keys,
-// but it is read with no dependency between rows, so the processor overlaps the misses, and half the partitioned
-// path's work — hashing, and copying every row into its partition before it is looked up — is gone.
+// the array per build row and per probe row in range, and no hashing. The array is larger than the L2 cache at a
+// million keys; for the commonest aggregates the rows are first split by their offset's top bits so that each
+// part reads a cache-sized slice of it (dense_parts.go), otherwise it is read with no dependency between rows,
+// so the processor overlaps the misses.
 type denseTable struct {
 	lo      int64
 	span    uint64
