@@ -163,22 +163,16 @@ func (r *memberRows) Next(ctx context.Context) (*column.Batch, error) {
 		active := r.bound.Active()
 		knulls, vnulls := k.HasNulls(), v.HasNulls()
 		idx := r.idx[:0]
-		for i, x := range k.Ints[:b.N] {
-			switch {
-			case ranged && !(vnulls && v.IsNull(i)):
-				if y := v.Ints[i]; y < lo || y > hi {
-					continue
+		if ranged && !knulls && !vnulls {
+			// The common case, on a loop of its own: a cut on an int column, no nulls.
+			vs := v.Ints[:b.N]
+			for i, x := range k.Ints[:b.N] {
+				if y := vs[i]; y >= lo && y <= hi && r.m.has(x) {
+					idx = append(idx, int32(i))
 				}
-			case ranged:
-				if !nullsIn {
-					continue
-				}
-			case active && !r.bound.Keeps(v, i):
-				continue
 			}
-			if r.m.has(x) && !(knulls && k.IsNull(i)) {
-				idx = append(idx, int32(i))
-			}
+		} else {
+			idx = r.filter(idx, k, v, b.N, lo, hi, nullsIn, ranged, active)
 		}
 		r.idx = idx
 		switch len(idx) {
@@ -189,4 +183,28 @@ func (r *memberRows) Next(ctx context.Context) (*column.Batch, error) {
 			return b.Gather(idx), nil
 		}
 	}
+}
+
+// filter appends to idx the rows of n that may enter the top and whose key k is a member: with ranged, those
+// whose value in v is in [lo, hi] (or null, when nullsIn); else, when the bound is active, those it keeps.
+func (r *memberRows) filter(idx []int32, k, v *column.Vector, n int, lo, hi int64, nullsIn, ranged, active bool) []int32 {
+	knulls, vnulls := k.HasNulls(), v.HasNulls()
+	for i, x := range k.Ints[:n] {
+		switch {
+		case ranged && !(vnulls && v.IsNull(i)):
+			if y := v.Ints[i]; y < lo || y > hi {
+				continue
+			}
+		case ranged:
+			if !nullsIn {
+				continue
+			}
+		case active && !r.bound.Keeps(v, i):
+			continue
+		}
+		if r.m.has(x) && !(knulls && k.IsNull(i)) {
+			idx = append(idx, int32(i))
+		}
+	}
+	return idx
 }
