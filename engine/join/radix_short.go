@@ -122,6 +122,17 @@ func (r *radixAggregate) hashShort(strs []string, st []uint64, stride int, build
 	return len(strs), true
 }
 
+// shortSlot is where the key of short row x is in tab, slots of sw words (see radixTable), or the empty slot
+// that ends its run: linear probing from slot s.
+func shortSlot(tab, x []uint64, s, mask uint64, sw int) int {
+	e := int(s) * sw
+	for tab[e+3] != 0 && (tab[e] != x[0] || tab[e+1] != x[1] || tab[e+2] != x[2]) {
+		s = (s + 1) & mask
+		e = int(s) * sw
+	}
+	return e
+}
+
 // shortPartition reports whether the rows of pt fit the fold's lean loops: no long key and no null value.
 func shortPartition(pt *radixPart) bool { return len(pt.long) == 0 && len(pt.nulls) == 0 }
 
@@ -137,15 +148,9 @@ func (r *radixAggregate) insertShort(pt *radixPart, t radixTable) {
 	for _, c := range pt.words(stride) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
-			h := x[0]
-			s := (h << bits) >> lshift
-			e := int(s) * sw
-			for tab[e+3] != 0 && (tab[e] != h || tab[e+1] != x[1] || tab[e+2] != x[2]) {
-				s = (s + 1) & mask
-				e = int(s) * sw
-			}
+			e := shortSlot(tab, x, (x[0]<<bits)>>lshift, mask, sw)
 			slot := tab[e : e+sw : e+sw]
-			slot[0], slot[1], slot[2] = h, x[1], x[2]
+			slot[0], slot[1], slot[2] = x[0], x[1], x[2]
 			slot[3]++
 			for j, v := range x[3:] {
 				slot[4+j] += v
@@ -194,13 +199,7 @@ func (r *radixAggregate) probeShortOne(pt *radixPart, tab []uint64, lbits uint) 
 	for _, c := range pt.words(4) {
 		for o := 0; o+4 <= len(c); o += 4 {
 			x := c[o : o+4 : o+4]
-			h := x[0]
-			s := (h << bits) >> lshift
-			e := int(s) * 5
-			for tab[e+3] != 0 && (tab[e] != h || tab[e+1] != x[1] || tab[e+2] != x[2]) {
-				s = (s + 1) & mask
-				e = int(s) * 5
-			}
+			e := shortSlot(tab, x, (x[0]<<bits)>>lshift, mask, 5)
 			slot := tab[e : e+5 : e+5]
 			m := int64(slot[3])
 			matched += m
@@ -225,13 +224,7 @@ func (r *radixAggregate) probeShortAny(pt *radixPart, tab []uint64, lbits uint) 
 	for _, c := range pt.words(stride) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
-			h := x[0]
-			s := (h << bits) >> lshift
-			e := int(s) * sw
-			for tab[e+3] != 0 && (tab[e] != h || tab[e+1] != x[1] || tab[e+2] != x[2]) {
-				s = (s + 1) & mask
-				e = int(s) * sw
-			}
+			e := shortSlot(tab, x, (x[0]<<bits)>>lshift, mask, sw)
 			slot := tab[e : e+sw : e+sw]
 			m := int64(slot[3])
 			matched += m

@@ -123,3 +123,24 @@ func TestShortStringAggregate(t *testing.T) {
 		}
 	}
 }
+
+// TestShortSlotComparesEveryWord checks that the lean loops' probe tells keys apart by all three words, not by
+// the tagged hash alone: data cannot make two short keys' hashes collide, so the test builds the table.
+func TestShortSlotComparesEveryWord(t *testing.T) {
+	const sw, h = 5, 0xABCD<<8 | 16
+	tab := make([]uint64, 4*sw)             // four slots
+	copy(tab[sw:], []uint64{h, 7, 8, 1, 0}) // slot 1: the key (h, 7, 8)
+	for _, c := range []struct {
+		x    []uint64
+		want int
+	}{
+		{[]uint64{h, 7, 8}, 1 * sw}, // found
+		{[]uint64{h, 7, 9}, 2 * sw}, // same hash, second word differs: the empty slot after
+		{[]uint64{h, 6, 8}, 2 * sw}, // first word differs
+		{[]uint64{h + 1<<8, 7, 8}, 2 * sw},
+	} {
+		if got := shortSlot(tab, c.x, 1, 3, sw); got != c.want {
+			t.Errorf("shortSlot(%x) = %d, want %d", c.x, got, c.want)
+		}
+	}
+}
