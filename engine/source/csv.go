@@ -12,49 +12,63 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 )
 
-// FromCSV parses CSV data whose first record is a header of unique column names. Each column is typed from
-// all its values (long, real, bool, datetime, else string); an empty field is null. A record with the wrong
-// number of fields is reported with its line number.
+// utf8BOM is the byte-order mark some editors put before a CSV file's first byte; it is not part of the header.
+const utf8BOM = "\ufeff"
+
+// FromCSV parses CSV data whose first line is a header of unique column names. Each column is typed from all its
+// values (long, real, bool, datetime, else string), empty and special values as described at specialReals. An
+// empty first line, a record with the wrong number of fields or a number out of range is reported as
+// "line N: …" (the caller says which source).
 func FromCSV(name string, data []byte) (*Table, error) {
-	r := csv.NewReader(bytes.NewReader(data))
-	r.ReuseRecord = false
-	header, err := r.Read()
-	if err == io.EOF {
-		return nil, fmt.Errorf("source %s: empty CSV: expected a header line", name)
+	data = bytes.TrimPrefix(data, []byte(utf8BOM))
+	if len(data) == 0 {
+		return nil, errors.New("empty CSV: expected a header line")
 	}
+	// encoding/csv skips blank lines, so without this check an empty first line would make the first record
+	// the header: the columns get the first row's values as names and that row is lost.
+	if first, _, _ := bytes.Cut(data, []byte("\n")); len(bytes.TrimSuffix(first, []byte("\r"))) == 0 {
+		return nil, errors.New("line 1: empty header: the first line must name the columns")
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	header, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", name, csvError(err))
+		return nil, csvError(err)
 	}
 	seen := map[string]bool{}
 	for i, h := range header {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		h = strings.TrimSpace(h)
 		if h == "" {
-			return nil, fmt.Errorf("source %s: line 1: column %d has no name", name, i+1)
+			return nil, fmt.Errorf("line 1: column %d has no name", i+1)
 		}
 		if seen[h] {
-			return nil, fmt.Errorf("source %s: line 1: duplicate column %q", name, h)
+			return nil, fmt.Errorf("line 1: duplicate column %q", h)
 		}
 		seen[h] = true
 		header[i] = h
 	}
 	var records [][]string
+	saw := make([]kinds, len(header))
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", name, csvError(err))
+			return nil, csvError(err)
+		}
+		for c, s := range rec {
+			k, err := textKind(s, false)
+			if err != nil {
+				line, _ := r.FieldPos(c)
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			saw[c] |= k
 		}
 		records = append(records, rec)
 	}
 	schema := make(column.Schema, len(header))
 	for c, h := range header {
-		var k kinds
-		for _, rec := range records {
-			k |= csvKind(rec[c])
-		}
-		schema[c] = column.Field{Name: h, Type: k.columnType()}
+		schema[c] = column.Field{Name: h, Type: saw[c].columnType()}
 	}
 	t := column.NewTable(schema)
 	for c, f := range schema {
@@ -76,27 +90,9 @@ func csvError(err error) error {
 	return err
 }
 
-func csvKind(s string) kinds {
-	switch {
-	case s == "":
-		return 0
-	case strings.EqualFold(s, "true") || strings.EqualFold(s, "false"):
-		return sawBool
-	}
-	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return sawLong
-	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return sawReal
-	}
-	if _, ok := column.ParseDateTime(s); ok {
-		return sawDateTime
-	}
-	return sawString
-}
-
+// appendCSV converts one field to the column's type, by the mapping described at specialReals.
 func appendCSV(v *column.Vector, t column.Type, s string) {
-	if s == "" {
+	if s == "" && t != column.String {
 		v.AppendNull()
 		return
 	}
@@ -107,8 +103,7 @@ func appendCSV(v *column.Vector, t column.Type, s string) {
 		n, _ := strconv.ParseInt(s, 10, 64)
 		v.AppendInt(n)
 	case column.Real:
-		f, _ := strconv.ParseFloat(s, 64)
-		v.AppendReal(f)
+		v.AppendReal(parseReal(s))
 	case column.DateTime:
 		ns, _ := column.ParseDateTime(s)
 		v.AppendInt(ns)

@@ -1,6 +1,14 @@
 package source
 
-import "github.com/joinlab/joinlab/engine/column"
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/joinlab/joinlab/engine/column"
+)
 
 // kinds records which kinds of non-null value a column has shown, so that one pass over the data can pick the
 // narrowest type that holds them all.
@@ -35,4 +43,108 @@ func (k kinds) columnType() column.Type {
 	default:
 		return column.String
 	}
+}
+
+// The one mapping of empty and special values, shared by JSON lines and CSV so that the same table reads the
+// same from either (README, "Types"):
+//
+//   - An empty value (a CSV field with nothing in it, or the JSON string "") fixes no type. In a string column
+//     it is the empty string, which is not null, as in Kusto; in a column of any other type it is null, as
+//     Kusto reads an empty field into a long or real column.
+//   - A JSON null or a missing key is null in every column. (Kusto has no null string and would read "" there.)
+//   - The words NaN, Infinity and -Infinity (a CSV field, or a JSON string, since JSON has no such numbers)
+//     count as reals: in a real column they are the special values, in a string column the words. They are
+//     what the engine writes for those values, so output reads back as it was.
+//   - A number written beyond the range of a real (1e400) is an error with its line: no value would be right.
+//     An integer beyond the range of a long (2^63) makes its column real, the nearest representable value.
+var specialReals = map[string]float64{"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1)}
+
+// textKind is the kind of a value written as text: a whole CSV field, or the contents of a JSON string when
+// isJSONString (JSON strings are never numbers or booleans; their type is in the syntax). It fails only for a
+// decimal number beyond the range of a real.
+func textKind(s string, isJSONString bool) (kinds, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if _, ok := specialReals[s]; ok {
+		return sawReal, nil
+	}
+	if !isJSONString {
+		if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
+			return sawBool, nil
+		}
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return sawLong, nil
+		}
+		if isDecimal(s) {
+			if _, err := strconv.ParseFloat(s, 64); err != nil {
+				return 0, errOutOfRange(s) // decimal syntax, so the only failure is the range
+			}
+			return sawReal, nil
+		}
+	}
+	if _, ok := column.ParseDateTime(s); ok {
+		return sawDateTime, nil
+	}
+	return sawString, nil
+}
+
+// isDecimal reports whether s is a decimal number: an optional sign, digits with an optional fraction, an
+// optional exponent. strconv.ParseFloat also reads hexadecimal, "inf" and "nan" in any case; a CSV field
+// written so is a string here, so that only the spellings above mean special values.
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && isDigit(s[i]); i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := i
+		for ; i < len(s) && isDigit(s[i]); i++ {
+		}
+		if i == exp {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// parseReal reads a value that textKind or kindOf classed as a real or a long.
+func parseReal(s string) float64 {
+	if f, ok := specialReals[s]; ok {
+		return f
+	}
+	f, _ := strconv.ParseFloat(s, 64) // classed as a number, so it parses and is in range
+	return f
+}
+
+// maxQuotedNumber bounds how much of a number an error repeats: a 400-digit number is cut.
+const maxQuotedNumber = 32
+
+func errOutOfRange(num string) error {
+	if len(num) > maxQuotedNumber {
+		n := maxQuotedNumber
+		for n > 0 && !utf8.RuneStart(num[n]) {
+			n--
+		}
+		num = num[:n] + "..."
+	}
+	return fmt.Errorf("number %s is out of range", num)
 }

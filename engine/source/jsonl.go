@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,9 +24,10 @@ type JSONL struct {
 	paths map[string]column.Type // nested paths typed on first request
 }
 
-// FromJSONL parses JSON-lines data. Every non-blank line must be a JSON object; the first one that is not is
-// reported with its line number. Top-level keys become columns in order of first appearance, typed from all
-// their values (see kinds.columnType).
+// FromJSONL parses JSON-lines data. Every non-blank line must be a JSON object whose numbers are all within the
+// range of a real; the first line that is not is reported as "line N: …" (the caller says which source). Top-level
+// keys become columns in order of first appearance, typed from all their values (see kinds.columnType and
+// specialReals).
 func FromJSONL(name string, data []byte) (*JSONL, error) {
 	s := &JSONL{name: name, paths: map[string]column.Type{}}
 	seen := map[string]int{}
@@ -47,11 +47,14 @@ func FromJSONL(name string, data []byte) (*JSONL, error) {
 			continue
 		}
 		if !gjson.ValidBytes(line) {
-			return nil, fmt.Errorf("source %s: line %d: malformed JSON", name, lineNo)
+			return nil, fmt.Errorf("line %d: malformed JSON", lineNo)
 		}
 		doc := gjson.ParseBytes(line)
 		if !doc.IsObject() {
-			return nil, fmt.Errorf("source %s: line %d: expected a JSON object, found %s", name, lineNo, describe(doc))
+			return nil, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(doc))
+		}
+		if num := firstOutOfRange(line); num != "" {
+			return nil, fmt.Errorf("line %d: %w", lineNo, errOutOfRange(num))
 		}
 		doc.ForEach(func(k, v gjson.Result) bool {
 			i, ok := seen[k.Str]
@@ -99,13 +102,43 @@ func kindOf(v gjson.Result) kinds {
 		}
 		return sawReal
 	case gjson.String:
-		if _, ok := column.ParseDateTime(v.Str); ok {
-			return sawDateTime
-		}
-		return sawString
+		k, _ := textKind(v.Str, true) // a JSON string's text is never a number, so never out of range
+		return k
 	default:
 		return sawNested
 	}
+}
+
+// maxFiniteDigits is the longest run of digits that is sure to be within the range of a real (about 1.8e308):
+// a number without an exponent needs more digits than this to overflow.
+const maxFiniteDigits = 308
+
+// firstOutOfRange returns the first number in a valid JSON text that is beyond the range of a real, or "" when
+// there is none. It walks the bytes once, skipping strings, and parses only the numbers that could overflow
+// (those with an exponent or very many digits), so the check costs little beside gjson's own validation.
+func firstOutOfRange(doc []byte) string {
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; {
+		case c == '"':
+			for i++; i < len(doc) && doc[i] != '"'; i++ {
+				if doc[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || isDigit(c):
+			j, exponent := i, false
+			for ; j < len(doc) && strings.IndexByte("0123456789+-.eE", doc[j]) >= 0; j++ {
+				exponent = exponent || doc[j] == 'e' || doc[j] == 'E'
+			}
+			if exponent || j-i > maxFiniteDigits {
+				if _, err := strconv.ParseFloat(string(doc[i:j]), 64); err != nil {
+					return string(doc[i:j])
+				}
+			}
+			i = j - 1
+		}
+	}
+	return ""
 }
 
 // isIntegral reports whether a JSON number is written as an integer that fits in int64.
@@ -211,11 +244,12 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 	return b, nil
 }
 
-// appendJSON converts one JSON value to the vector's type. The type came from inference over the same data, so
-// every value fits; a value of another kind (only possible in a widened string or dynamic column) is kept as
-// written.
+// appendJSON converts one JSON value to the vector's type, by the mapping described at specialReals. The type
+// came from inference over the same data, so every value fits; a value of another kind (only possible in a
+// widened string or dynamic column) is kept as written.
 func appendJSON(v *column.Vector, r gjson.Result) {
-	if r.Type == gjson.Null || !r.Exists() {
+	empty := r.Type == gjson.String && r.Str == "" && v.Type != column.String && v.Type != column.Dynamic
+	if r.Type == gjson.Null || !r.Exists() || empty {
 		v.AppendNull()
 		return
 	}
@@ -230,11 +264,11 @@ func appendJSON(v *column.Vector, r gjson.Result) {
 		}
 		v.AppendInt(n)
 	case column.Real:
-		f, err := strconv.ParseFloat(r.Raw, 64)
-		if err != nil {
-			f = math.NaN()
+		if r.Type == gjson.String {
+			v.AppendReal(parseReal(r.Str))
+		} else {
+			v.AppendReal(parseReal(r.Raw))
 		}
-		v.AppendReal(f)
 	case column.DateTime:
 		ns, ok := column.ParseDateTime(r.Str)
 		if !ok {

@@ -38,27 +38,27 @@ type Iterator interface {
 	Next(ctx context.Context) (*column.Batch, error)
 }
 
-// Open reads a file as a source named name: .jsonl, .ndjson and .json are JSON lines, .csv is CSV.
+// Open reads a file as a source named name: .jsonl, .ndjson and .json are JSON lines, .csv is CSV. Its errors
+// say the source once and the file once: "source Users: users.jsonl: line 3: malformed JSON".
 func Open(name, path string) (Source, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", name, err)
-	}
+	var parse func(string, []byte) (Source, error)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl", ".ndjson", ".json":
-		s, err := FromJSONL(name, data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return s, nil
+		parse = func(name string, data []byte) (Source, error) { return FromJSONL(name, data) }
 	case ".csv":
-		s, err := FromCSV(name, data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return s, nil
+		parse = func(name string, data []byte) (Source, error) { return FromCSV(name, data) }
+	default:
+		return nil, fmt.Errorf("source %s: %s: unknown file type (want .jsonl, .ndjson, .json or .csv)", name, path)
 	}
-	return nil, fmt.Errorf("source %s: %s: unknown file type (want .jsonl, .ndjson, .json or .csv)", name, path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", name, err) // an *fs.PathError names the file
+	}
+	s, err := parse(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
+	}
+	return s, nil
 }
 
 // Table is a source already in memory as columns, used for generated data and tests.
