@@ -30,8 +30,14 @@ import (
 //	column    = name { "." name } .
 //
 // Binary operators are left-associative. On error Parse returns nil and an ErrorList; it stops at the first
-// error, so the list holds exactly one.
+// error, so the list holds exactly one. Text longer than maxQueryBytes is refused before it is read, an
+// expression of more than maxExpressionTerms terms as soon as the parser reaches the term past the limit, and
+// nesting deeper than maxNesting where it goes past: so parsing hostile text costs time and memory bounded by
+// the limits, never by the text.
 func Parse(src string) (q *Query, err error) {
+	if len(src) > maxQueryBytes {
+		return nil, ErrorList{Errorf(posOf(src, maxQueryBytes), "query text is longer than %d bytes", maxQueryBytes)}
+	}
 	p := &parser{lex: newLexer(src)}
 	defer func() {
 		if r := recover(); r != nil {
@@ -54,10 +60,31 @@ type bailout struct{ err *Error }
 // recursion, and so the goroutine's stack, small however hostile the input.
 const maxNesting = 500
 
+// maxQueryBytes bounds the query text. A query is written or pasted by a person: 1 MiB holds an in-list of
+// some 50,000 keys, yet stops a generated text of millions of terms before any of it is read.
+const maxQueryBytes = 1 << 20
+
+// maxExpressionTerms bounds the terms (literals, columns, calls) of one expression, in-list values included.
+// A chain such as a or b or c … is parsed without recursion but becomes a tree as deep as it is long, which
+// every later pass (binding, pushdown, compiling kernels) walks recursively: at a million terms that took
+// 1.36 GB and 32 s. 100,000 terms stays well under a second and a few hundred megabytes (README, "Limits").
+const maxExpressionTerms = 100_000
+
 type parser struct {
 	lex   *lexer
 	tok   token // the current token, not yet consumed
 	depth int   // current nesting, bounded by maxNesting
+
+	inExpr  int // how many expr calls are open: 0 between expressions
+	exprPos Pos // where the outermost open expression starts
+	terms   int // terms read in that expression, bounded by maxExpressionTerms
+}
+
+// posOf is the position of src[off].
+func posOf(src string, off int) Pos {
+	head := src[:off]
+	line := 1 + strings.Count(head, "\n")
+	return Pos{Line: line, Col: off - (strings.LastIndexByte(head, '\n') + 1) + 1}
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
@@ -403,6 +430,11 @@ func (p *parser) joinSide() (side, name string) {
 func (p *parser) expr() Expr {
 	p.enter()
 	defer p.leave()
+	if p.inExpr == 0 {
+		p.exprPos, p.terms = p.tok.pos, 0
+	}
+	p.inExpr++
+	defer func() { p.inExpr-- }()
 	return p.leftAssoc(p.conjunction, "or")
 }
 
@@ -476,6 +508,9 @@ func (p *parser) unary() Expr {
 }
 
 func (p *parser) primary() Expr {
+	if p.terms++; p.terms > maxExpressionTerms {
+		p.errorf(p.exprPos, "expression has more than %d terms", maxExpressionTerms)
+	}
 	t := p.tok
 	switch t.kind {
 	case tLong, tReal, tSpan, tString:
