@@ -3,6 +3,13 @@
 // Every format writes values the same way: long as an integer, real as the shortest number that reads back
 // exactly, datetime as ISO-8601 UTC ending in Z, timespan as KQL writes it ([d.]hh:mm:ss[.fffffff]), and null as
 // null in JSON or an empty field in CSV and tables.
+//
+// No format writes a control character from the data raw, where a terminal would obey it (ESC starts a
+// sequence that moves the cursor or recolours the screen, CR returns over what was written, BEL rings): in JSON
+// they are \u escapes; in a table every one is escaped, newline and tab included, as \n, \r, \t, \x1b (C0 and
+// DEL), \u009b (C1) or \xff (a byte that is not UTF-8); in CSV tab, CR and LF stay data, in a quoted field (RFC
+// 4180), and the others are escaped as in tables. A backslash in the data is written as it is, so those escapes
+// are for reading: a CSV field \x1b may have been either.
 package format
 
 import (
@@ -37,7 +44,7 @@ func New(w io.Writer, format string, schema column.Schema) (Writer, error) {
 		c := &csvWriter{w: csv.NewWriter(w), schema: schema}
 		names := make([]string, len(schema))
 		for i, f := range schema {
-			names[i] = f.Name
+			names[i] = escapeControls(f.Name, keepCSVData)
 		}
 		return c, c.w.Write(names)
 	case "table":
@@ -93,7 +100,7 @@ func AppendJSON(dst []byte, v *column.Vector, r int) []byte {
 		return append(dst, expr.FormatReal(f)...) // finite: always a valid JSON number
 	case column.Dynamic:
 		if s := v.Strs[r]; json.Valid([]byte(s)) {
-			return append(dst, s...)
+			return appendJSONText(dst, []byte(s))
 		}
 		return appendJSONString(dst, v.Strs[r])
 	case column.String:
@@ -104,7 +111,25 @@ func AppendJSON(dst []byte, v *column.Vector, r int) []byte {
 
 func appendJSONString(dst []byte, s string) []byte {
 	b, _ := json.Marshal(s) // a string always marshals
-	return append(dst, b...)
+	return appendJSONText(dst, b)
+}
+
+// appendJSONText appends valid JSON, escaping DEL and the C1 controls, which encoding/json leaves raw (it
+// escapes C0 itself). Outside strings JSON is ASCII with no DEL, so every one found is inside a string, where
+// a \u escape means the same character.
+func appendJSONText(dst, js []byte) []byte {
+	for i := 0; i < len(js); i++ {
+		switch c := js[i]; {
+		case c == 0x7f:
+			dst = append(dst, `\u007f`...)
+		case c == 0xc2 && i+1 < len(js) && js[i+1] >= 0x80 && js[i+1] < 0xa0: // U+0080 to U+009F in UTF-8
+			dst = fmt.Appendf(dst, `\u%04x`, js[i+1])
+			i++
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // Text renders row r of v for CSV and tables: empty for null, raw JSON for dynamic.
@@ -115,6 +140,49 @@ func Text(v *column.Vector, r int) string {
 	return expr.ToString(v.Value(r))
 }
 
+// isControl reports whether r is a control character: C0, DEL or C1.
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+// escapeControls writes s with every control character, and every byte that is not UTF-8, escaped, except
+// those that keep reports true for (see the package comment for the forms).
+func escapeControls(s string, keep func(rune) bool) string {
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		clean = s[i] >= 0x20 && s[i] < 0x7f || s[i] < 0x20 && keep(rune(s[i]))
+	}
+	if clean {
+		return s // the common case: printable ASCII, or ASCII with kept controls
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case !isControl(r) || keep(r):
+			b.WriteString(s[i : i+size])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// keepNone escapes every control character: for tables, where a newline or tab would break the alignment.
+func keepNone(rune) bool { return false }
+
+// keepCSVData keeps the controls a CSV reader takes back as data inside a quoted field.
+func keepCSVData(r rune) bool { return r == '\t' || r == '\r' || r == '\n' }
+
 type csvWriter struct {
 	w      *csv.Writer
 	schema column.Schema
@@ -124,7 +192,7 @@ func (c *csvWriter) Write(b *column.Batch) error {
 	rec := make([]string, len(c.schema))
 	for r := 0; r < b.N; r++ {
 		for i := range c.schema {
-			rec[i] = Text(b.Cols[i], r)
+			rec[i] = escapeControls(Text(b.Cols[i], r), keepCSVData)
 		}
 		if err := c.w.Write(rec); err != nil {
 			return err
@@ -149,7 +217,7 @@ func (t *table) Write(b *column.Batch) error {
 	for r := 0; r < b.N; r++ {
 		row := make([]string, len(t.schema))
 		for i := range t.schema {
-			row[i] = Text(b.Cols[i], r)
+			row[i] = escapeControls(Text(b.Cols[i], r), keepNone)
 		}
 		t.rows = append(t.rows, row)
 	}
@@ -158,8 +226,10 @@ func (t *table) Write(b *column.Batch) error {
 
 func (t *table) Close() error {
 	widths := make([]int, len(t.schema))
+	header := make([]string, len(t.schema))
 	for i, f := range t.schema {
-		widths[i] = utf8.RuneCountInString(f.Name)
+		header[i] = escapeControls(f.Name, keepNone)
+		widths[i] = utf8.RuneCountInString(header[i])
 	}
 	for _, row := range t.rows {
 		for i, s := range row {
@@ -179,10 +249,8 @@ func (t *table) Close() error {
 		}
 		b.WriteByte('\n')
 	}
-	header := make([]string, len(t.schema))
 	rule := make([]string, len(t.schema))
-	for i, f := range t.schema {
-		header[i] = f.Name
+	for i := range t.schema {
 		rule[i] = strings.Repeat("-", widths[i])
 	}
 	line(header)
