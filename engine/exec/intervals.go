@@ -3,7 +3,6 @@ package exec
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -51,7 +50,7 @@ func (m *MakeIntervals) Next(ctx context.Context) (*column.Batch, error) {
 	err := Drain(ctx, m.in, func(b *column.Batch) error {
 		n := b.Bytes() + int64(b.N)*intervalRowBytes
 		if err := m.budget.Grow("make-intervals", n); err != nil {
-			return fmt.Errorf("make-intervals: %w", err)
+			return err // the holder already names make-intervals
 		}
 		held += n
 		batches = append(batches, b)

@@ -2,7 +2,6 @@ package join
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
@@ -40,7 +39,7 @@ func (j *NestedLoop) Next(ctx context.Context) (*column.Batch, error) {
 		t := column.NewTable(op.Schema())
 		err := exec.Drain(ctx, op, func(b *column.Batch) error {
 			if err := j.budget.Grow("nested-loop join", b.Bytes()); err != nil {
-				return fmt.Errorf("nested-loop join: %w", err)
+				return err // the holder already names the nested-loop join
 			}
 			held += b.Bytes()
 			t.Append(b)

@@ -599,7 +599,7 @@ func (s *Salted) route(ctx context.Context) error {
 					key := string(buf)
 					stats[key] = st
 					if err := s.env.Budget.Grow("the salted join's key counts", int64(len(key))+saltKeyStatBytes); err != nil {
-						return fmt.Errorf("salted join: %w", err)
+						return err // readSide adds "salted join: route … side"
 					}
 					s.keySize += int64(len(key)) + saltKeyStatBytes
 				}
@@ -647,7 +647,7 @@ func (s *Salted) route(ctx context.Context) error {
 			if len(apartIdx) > 0 {
 				g := b.Gather(apartIdx)
 				if err := s.env.Budget.Grow("the salted join's apart rows", g.Bytes()); err != nil {
-					return fmt.Errorf("salted join: %w", err)
+					return err // readSide adds "salted join: route … side"
 				}
 				s.keySize += g.Bytes()
 				s.apart.Append(g)
@@ -702,7 +702,7 @@ func (w *saltWorker) add(rows, bytes int64) {
 func (w *saltWorker) take(b *column.Batch, left bool, budget *memory.Budget) error {
 	n := b.Bytes()
 	if err := budget.Grow("a salted join worker's rows", n); err != nil {
-		return fmt.Errorf("salted join: %w", err)
+		return err // its one caller, readSide, adds "salted join: route … side"
 	}
 	w.held += n
 	if left {
