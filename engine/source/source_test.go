@@ -2,11 +2,14 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/joinlab/joinlab/engine/column"
 )
@@ -38,6 +41,10 @@ func TestBadInputErrors(t *testing.T) {
 		{"users.csv", "a\n1\n2\n1e400\n", "source T: users.csv: line 4: number 1e400 is out of range"},
 		{"neg.jsonl", "{\"a\":-1E+309}\n", "source T: neg.jsonl: line 1: number -1E+309 is out of range"},
 		{"neg.csv", "a,b\n1,-1E+309\n", "source T: neg.csv: line 2: number -1E+309 is out of range"},
+		{"frac.jsonl", "{\"a\":0.5e309}\n", "source T: frac.jsonl: line 1: number 0.5e309 is out of range"},
+		{"frac.csv", "a\n0.5e309\n", "source T: frac.csv: line 2: number 0.5e309 is out of range"},
+		// A number inside a string is text, whatever it says; an escaped quote does not end the string.
+		{"str.jsonl", "{\"a\":\"x\\\" 1e400\",\"b\":1e999}\n", "source T: str.jsonl: line 1: number 1e999 is out of range"},
 		// Nested values are checked when the file is opened too, though their paths are typed only when a query
 		// names them.
 		{"nested.jsonl", "{\"a\":{\"b\":[1,{\"c\":2e999}]}}\n", "source T: nested.jsonl: line 1: number 2e999 is out of range"},
@@ -162,4 +169,44 @@ func TestEmptyAndSpecialValuesAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkFromJSONL opens 10,000 lines shaped like the Okta logs, nested objects and numbers included, to
+// show what validation (gjson's, and the range check of every number) costs per line.
+func BenchmarkFromJSONL(b *testing.B) {
+	var data strings.Builder
+	for i := range 10_000 {
+		fmt.Fprintf(&data, `{"uuid":"u-%d","published":"2024-05-01T12:00:%02dZ","eventType":"user.session.start",`+
+			`"actor":{"alternateId":"user%d@corp","id":%d},"client":{"ip":"10.0.%d.%d","geo":{"lat":%d.25e-1,"lon":-%d.5}},`+
+			`"outcome":{"result":"SUCCESS"},"severity":%d}`+"\n", i, i%60, i%997, i, i%256, i%200, i%90, i%180, i%100)
+	}
+	raw := []byte(data.String())
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := FromJSONL("T", raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRangeCheck compares the range check of one line with gjson's validation of it, which every line
+// already pays.
+func BenchmarkRangeCheck(b *testing.B) {
+	line := []byte(`{"uuid":"u-1","published":"2024-05-01T12:00:01Z","eventType":"user.session.start",` +
+		`"actor":{"alternateId":"user1@corp","id":1},"client":{"ip":"10.0.1.1","geo":{"lat":1.25e-1,"lon":-1.5}},` +
+		`"outcome":{"result":"SUCCESS"},"severity":1}`)
+	b.Run("range", func(b *testing.B) {
+		for b.Loop() {
+			if firstOutOfRange(line) != "" {
+				b.Fatal("out of range")
+			}
+		}
+	})
+	b.Run("gjson", func(b *testing.B) {
+		for b.Loop() {
+			if !gjson.ValidBytes(line) {
+				b.Fatal("invalid")
+			}
+		}
+	})
 }
