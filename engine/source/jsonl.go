@@ -304,7 +304,7 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 // came from inference over the same data, so every value fits; a value of another kind (only possible in a
 // widened string or dynamic column) is kept as written.
 func appendJSON(v *column.Vector, r gjson.Result) {
-	empty := r.Type == gjson.String && r.Str == "" && v.Type != column.String && v.Type != column.Dynamic
+	empty := r.Type == gjson.String && r.Str == "" && v.Type != column.String
 	if r.Type == gjson.Null || !r.Exists() || empty {
 		v.AppendNull()
 		return

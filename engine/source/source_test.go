@@ -121,17 +121,18 @@ func scanAll(t *testing.T, src Source) []*column.Vector {
 // same types and values: NaN and Infinity as reals, an empty value as null except in a string column (the empty
 // string), and hexadecimal or lower-case "nan" as strings.
 func TestEmptyAndSpecialValuesAgree(t *testing.T) {
-	jsonl := `{"id":1,"r":"NaN","s":"","l":5,"d":"2024-05-01T12:00:00Z","h":"nan","b":true}
-{"id":2,"r":1.5,"s":"x","l":"","d":"","h":"0x10","b":""}
-{"id":3,"r":"-Infinity","s":"y","l":7,"d":"2024-05-02T12:00:00Z","h":"inf","b":false}
-{"id":4,"r":"Infinity","s":"","l":8,"d":"","h":"z","b":true}
+	jsonl := `{"id":1,"r":"NaN","s":"","l":5,"d":"2024-05-01T12:00:00Z","h":"nan","b":true,"e":""}
+{"id":2,"r":1.5,"s":"x","l":"","d":"","h":"0x10","b":"","e":""}
+{"id":3,"r":"-Infinity","s":"y","l":7,"d":"2024-05-02T12:00:00Z","h":"inf","b":false,"e":""}
+{"id":4,"r":"Infinity","s":"","l":8,"d":"","h":"z","b":true,"e":""}
 `
-	csv := "id,r,s,l,d,h,b\n" +
-		"1,NaN,,5,2024-05-01T12:00:00Z,nan,true\n" +
-		"2,1.5,x,,,0x10,\n" +
-		"3,-Infinity,y,7,2024-05-02T12:00:00Z,inf,false\n" +
-		"4,Infinity,,8,,z,true\n"
-	wantTypes := []column.Type{column.Long, column.Real, column.String, column.Long, column.DateTime, column.String, column.Bool}
+	csv := "id,r,s,l,d,h,b,e\n" +
+		"1,NaN,,5,2024-05-01T12:00:00Z,nan,true,\n" +
+		"2,1.5,x,,,0x10,,\n" +
+		"3,-Infinity,y,7,2024-05-02T12:00:00Z,inf,false,\n" +
+		"4,Infinity,,8,,z,true,\n"
+	// e holds only empty values: nothing fixes its type, and every value is null.
+	wantTypes := []column.Type{column.Long, column.Real, column.String, column.Long, column.DateTime, column.String, column.Bool, column.Dynamic}
 	var got [2][]*column.Vector
 	for i, f := range []struct{ file, data string }{{"t.jsonl", jsonl}, {"t.csv", csv}} {
 		src, err := open(t, f.file, f.data)
@@ -152,7 +153,7 @@ func TestEmptyAndSpecialValuesAgree(t *testing.T) {
 	if s := got[0][2]; s.IsNull(0) || s.Strs[0] != "" || s.IsNull(3) {
 		t.Errorf("s: the empty string must be a value, not null: %v", s.Strs)
 	}
-	for _, c := range []int{3, 4, 6} { // long, datetime, bool: the empty value is null
+	for _, c := range []int{3, 4, 6, 7} { // long, datetime, bool, dynamic: the empty value is null
 		if !got[0][c].IsNull(1) {
 			t.Errorf("column %d row 2: empty value %v, want null", c, got[0][c].Value(1))
 		}
