@@ -89,6 +89,23 @@ func TestHugeQueryFailsFast(t *testing.T) {
 	}
 }
 
+// TestDeepNestingFailsCleanly nests parentheses, signs and calls far past the parser's bound: each is a
+// positioned error at the level past it, never a stack overflow.
+func TestDeepNestingFailsCleanly(t *testing.T) {
+	const deep = 100_000
+	for _, tc := range []struct{ query, want string }{
+		{"@users | where " + strings.Repeat("(", deep) + "id" + strings.Repeat(")", deep), "joinlab: query:1:515: query nested too deeply"},
+		{"@users | where id == " + strings.Repeat("-", deep) + "1", "joinlab: query:1:520: query nested too deeply"},
+		{"@users | where " + strings.Repeat("abs(", deep) + "id" + strings.Repeat(")", deep), "joinlab: query:1:2012: query nested too deeply"},
+	} {
+		code, _, errOut := runCmd(t, "", "query", users, tc.query)
+		first, _, _ := strings.Cut(errOut, "\n")
+		if code != 2 || first != tc.want {
+			t.Errorf("%.30q…: exit %d, first line %q; want exit 2, %q", tc.query, code, first, tc.want)
+		}
+	}
+}
+
 // doubledPrefix returns a "where" prefix of msg that appears again later in it ("x: x: …" or "x: x needs …"),
 // or "".
 func doubledPrefix(msg string) string {
