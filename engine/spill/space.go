@@ -1,0 +1,173 @@
+package spill
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Space is the spill area of one run: it hands out the stores the run's operators spill to and removes them
+// all when the run ends. Whoever starts a run owns its Space and closes it when the run ends, however it ends
+// (defer space.Close()), so ownership never rests with an operator that may not be pulled again: a query that
+// fails in one operator, is cancelled, or stops at a take still has every other operator's spill removed, and
+// removed before Close returns, so a process may exit right after.
+//
+// Natively the space is a folder under a parent directory, made when the first store is asked for (a run that
+// never spills touches no disk); each store is a folder inside it. The folder is named after its owner,
+// joinlab-spill-PID-START-RANDOM, START being the process's start time where the platform tells it (0
+// elsewhere), so a later space can tell a folder left by a killed run (SIGKILL never lets Close run) from one
+// of a live process: before making its own folder, a space removes every sibling whose owner process no longer
+// exists (removeStale). The cost is one read of the parent directory per run that spills.
+type Space struct {
+	parent string
+	mu     sync.Mutex
+	dir    string // "" until the first file store
+	stores []Store
+	closed bool
+}
+
+// NewSpace returns a space under parent: "" for the system's temporary folder, Memory for pages in memory.
+// In the browser every store is a MemStore whatever parent says (default_js.go).
+func NewSpace(parent string) *Space { return &Space{parent: parent} }
+
+// NewStore makes a store that the space owns: the caller may Close it early, and Close on the space closes
+// it in any case.
+func (s *Space) NewStore() (Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	var st Store
+	if s.parent == Memory || !onDisk {
+		st = NewMemStore()
+	} else {
+		if s.dir == "" {
+			parent := s.parent
+			if parent == "" {
+				parent = os.TempDir()
+			}
+			removeStale(parent)
+			dir, err := os.MkdirTemp(parent, ownerPrefix())
+			if err != nil {
+				return nil, fmt.Errorf("spill: %w", err)
+			}
+			s.dir = dir
+		}
+		fs, err := NewFileStore(s.dir)
+		if err != nil {
+			return nil, err
+		}
+		st = fs
+	}
+	s.stores = append(s.stores, st)
+	return st, nil
+}
+
+// Dir is the space's folder, "" while it has none (nothing spilled to disk yet, or pages in memory).
+func (s *Space) Dir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir
+}
+
+// Close closes every store the space made and removes its folder; it returns once they are gone. It may be
+// called any number of times; NewStore fails afterwards.
+func (s *Space) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var first error
+	for _, st := range s.stores {
+		if err := st.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.stores = nil
+	if s.dir != "" {
+		if err := os.RemoveAll(s.dir); err != nil && first == nil {
+			first = fmt.Errorf("spill: remove %s: %w", s.dir, err)
+		}
+	}
+	return first
+}
+
+type spaceKey struct{}
+
+// WithSpace returns a context that gives operators their stores from space. The space is a property of the
+// run, not of the plan, so it travels in the context.
+func WithSpace(ctx context.Context, space *Space) context.Context {
+	return context.WithValue(ctx, spaceKey{}, space)
+}
+
+// StoreFor makes the store an operator running under ctx spills to: one of the Space WithSpace put in ctx,
+// which owns it; without a space, a store in the system's temporary folder that the caller alone must Close.
+func StoreFor(ctx context.Context) (Store, error) {
+	if s, ok := ctx.Value(spaceKey{}).(*Space); ok {
+		return s.NewStore()
+	}
+	return New("")
+}
+
+// folderPrefix starts the name of every folder a store or space makes; removeStale only looks at these.
+const folderPrefix = "joinlab-spill-"
+
+// ownerPrefix is this process's folder prefix, joinlab-spill-PID-START-, to which MkdirTemp adds a random
+// suffix.
+func ownerPrefix() string {
+	return folderPrefix + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(selfStart, 10) + "-"
+}
+
+// parseOwner reads the PID and start time out of a folder name made from ownerPrefix; ok is false for any
+// other name (including the older joinlab-spill-RANDOM folders, whose owner cannot be told).
+func parseOwner(name string) (pid int, start uint64, ok bool) {
+	rest, found := strings.CutPrefix(name, folderPrefix)
+	if !found {
+		return 0, 0, false
+	}
+	parts := strings.SplitN(rest, "-", 3)
+	if len(parts) != 3 || parts[2] == "" {
+		return 0, 0, false
+	}
+	// A PID is a positive 32-bit number; anything else (which kill would read as a process group) is no owner.
+	p, err := strconv.ParseInt(parts[0], 10, 32)
+	if err != nil || p <= 0 {
+		return 0, 0, false
+	}
+	start, err = strconv.ParseUint(parts[1], 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	return int(p), start, true
+}
+
+// removeStale removes the spill folders under parent whose owner process no longer exists, and returns their
+// names. A folder whose owner is alive, or cannot be told dead (ownerGone is conservative), is left alone.
+// Removal is best effort: a folder that cannot be removed (another user's) stays, and the run goes on.
+func removeStale(parent string) []string {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		pid, start, ok := parseOwner(e.Name())
+		if !ok || !ownerGone(pid, start) {
+			continue
+		}
+		if os.RemoveAll(filepath.Join(parent, e.Name())) == nil {
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed
+}
