@@ -148,26 +148,20 @@ func parseOwner(name string) (pid int, start uint64, ok bool) {
 	return int(p), start, true
 }
 
-// removeStale removes the spill folders under parent whose owner process no longer exists, and returns their
-// names. A folder whose owner is alive, or cannot be told dead (ownerGone is conservative), is left alone.
-// Removal is best effort: a folder that cannot be removed (another user's) stays, and the run goes on.
-func removeStale(parent string) []string {
+// removeStale removes the spill folders under parent whose owner process no longer exists. A folder whose
+// owner is alive, or cannot be told dead (ownerGone is conservative), is left alone. Removal is best effort: a
+// folder that cannot be removed (another user's) stays, and the run goes on.
+func removeStale(parent string) {
 	ents, err := os.ReadDir(parent)
 	if err != nil {
-		return nil
+		return
 	}
-	var removed []string
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
-		pid, start, ok := parseOwner(e.Name())
-		if !ok || !ownerGone(pid, start) {
-			continue
-		}
-		if os.RemoveAll(filepath.Join(parent, e.Name())) == nil {
-			removed = append(removed, e.Name())
+		if pid, start, ok := parseOwner(e.Name()); ok && ownerGone(pid, start) {
+			os.RemoveAll(filepath.Join(parent, e.Name()))
 		}
 	}
-	return removed
 }
