@@ -316,19 +316,28 @@ func TestGraceRemovesSpillFiles(t *testing.T) {
 	t.Run("abandoned", func(t *testing.T) {
 		// Pulled once and then left (a take above it, an error elsewhere in the plan), the join never sees its
 		// end: its store belongs to the run's space, which removes it, before Close returns.
+		// (In the browser the space's stores are in memory and the folder stays empty throughout.)
 		dir := t.TempDir()
 		space := spill.NewSpace(dir)
 		env := exec.NewEnv(memory.NewBudget(0), nil)
+		var st spill.Store
 		g := NewGrace(spec, &tableOp{t: lt, size: 16}, &tableOp{t: rt, size: 16}, env,
-			GraceConfig{Partitions: 4, PageBytes: 128})
+			GraceConfig{Partitions: 4, PageBytes: 128, NewStore: func(ctx context.Context) (spill.Store, error) {
+				s, err := spill.StoreFor(ctx) // the default, kept to look at
+				st = s
+				return s, err
+			}})
 		if _, err := g.Next(spill.WithSpace(context.Background(), space)); err != nil {
 			t.Fatal(err)
 		}
-		if empty(t, dir) {
+		if st == nil || st.IO().PagesWritten == 0 {
 			t.Fatal("the join had spilled nothing: the test would not show the cleanup")
 		}
 		if err := space.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if _, err := st.Create(); !errors.Is(err, spill.ErrClosed) {
+			t.Fatalf("the join's store is still open after the run's space was closed: Create gave %v", err)
 		}
 		if !empty(t, dir) {
 			t.Fatal("the spill folder is still there after the run's space was closed")
