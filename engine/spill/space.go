@@ -3,6 +3,7 @@ package spill
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,10 +19,11 @@ import (
 //
 // Natively the space is a folder under a parent directory, made when the first store is asked for (a run that
 // never spills touches no disk); each store is a folder inside it. The folder is named after its owner,
-// joinlab-spill-PID-START-RANDOM, START being the process's start time where the platform tells it (0
-// elsewhere), so a later space can tell a folder left by a killed run (SIGKILL never lets Close run) from one
-// of a live process: before making its own folder, a space removes every sibling whose owner process no longer
-// exists (removeStale). The cost is one read of the parent directory per run that spills.
+// joinlab-spill-PID-START-SCOPE-RANDOM — START the process's start time where the platform tells it (0
+// elsewhere), SCOPE the host and PID namespace the PID belongs to (selfScope) — so a later space can tell a
+// folder left by a killed run (SIGKILL never lets Close run) from one of a live process: before making its own
+// folder, a space removes every sibling of its scope whose owner process no longer exists (removeStale). The
+// cost is one read of the parent directory per run that spills.
 type Space struct {
 	parent string
 	mu     sync.Mutex
@@ -119,37 +121,49 @@ func StoreFor(ctx context.Context) (Store, error) {
 // folderPrefix starts the name of every folder a store or space makes; removeStale only looks at these.
 const folderPrefix = "joinlab-spill-"
 
-// ownerPrefix is this process's folder prefix, joinlab-spill-PID-START-, to which MkdirTemp adds a random
-// suffix.
+// selfScope names where this process's PIDs mean something: a hash of the host's name and the PID namespace
+// (Linux: /proc/self/ns/pid; elsewhere the host alone). Processes in another container, or on another machine
+// sharing the parent over a network, have other PIDs: their folders carry another scope, and removeStale
+// leaves them alone rather than ask the kernel about a PID that is not theirs.
+var selfScope = func() string {
+	host, _ := os.Hostname()
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	h := fnv.New32a()
+	h.Write([]byte(host + "\x00" + ns))
+	return fmt.Sprintf("%08x", h.Sum32())
+}()
+
+// ownerPrefix is this process's folder prefix, joinlab-spill-PID-START-SCOPE-, to which MkdirTemp adds a
+// random suffix.
 func ownerPrefix() string {
-	return folderPrefix + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(selfStart, 10) + "-"
+	return folderPrefix + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(selfStart, 10) + "-" + selfScope + "-"
 }
 
-// parseOwner reads the PID and start time out of a folder name made from ownerPrefix; ok is false for any
-// other name (including the older joinlab-spill-RANDOM folders, whose owner cannot be told).
-func parseOwner(name string) (pid int, start uint64, ok bool) {
+// parseOwner reads the PID, start time and scope out of a folder name made from ownerPrefix; ok is false for
+// any other name (including the older joinlab-spill-RANDOM folders, whose owner cannot be told).
+func parseOwner(name string) (pid int, start uint64, scope string, ok bool) {
 	rest, found := strings.CutPrefix(name, folderPrefix)
 	if !found {
-		return 0, 0, false
+		return 0, 0, "", false
 	}
-	parts := strings.SplitN(rest, "-", 3)
-	if len(parts) != 3 || parts[2] == "" {
-		return 0, 0, false
+	parts := strings.SplitN(rest, "-", 4)
+	if len(parts) != 4 || parts[2] == "" || parts[3] == "" {
+		return 0, 0, "", false
 	}
 	// A PID is a positive 32-bit number; anything else (which kill would read as a process group) is no owner.
 	p, err := strconv.ParseInt(parts[0], 10, 32)
 	if err != nil || p <= 0 {
-		return 0, 0, false
+		return 0, 0, "", false
 	}
 	start, err = strconv.ParseUint(parts[1], 10, 64)
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, "", false
 	}
-	return int(p), start, true
+	return int(p), start, parts[2], true
 }
 
 // removeStale removes the spill folders under parent whose owner process no longer exists. A folder whose
-// owner is alive, or cannot be told dead (ownerGone is conservative), is left alone. Removal is best effort: a
+// owner is alive, or cannot be told dead (another scope; ownerGone is conservative), is left alone. Removal is best effort: a
 // folder that cannot be removed (another user's) stays, and the run goes on.
 func removeStale(parent string) {
 	ents, err := os.ReadDir(parent)
@@ -160,7 +174,7 @@ func removeStale(parent string) {
 		if !e.IsDir() {
 			continue
 		}
-		if pid, start, ok := parseOwner(e.Name()); ok && ownerGone(pid, start) {
+		if pid, start, scope, ok := parseOwner(e.Name()); ok && scope == selfScope && ownerGone(pid, start) {
 			os.RemoveAll(filepath.Join(parent, e.Name()))
 		}
 	}

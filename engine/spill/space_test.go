@@ -77,25 +77,29 @@ func TestSpaceInMemory(t *testing.T) {
 }
 
 func TestParseOwner(t *testing.T) {
-	for name, want := range map[string]struct {
+	type owner struct {
 		pid   int
 		start uint64
+		scope string
 		ok    bool
-	}{
-		"joinlab-spill-42-123-abc":     {42, 123, true},
-		"joinlab-spill-42-0-7-x":       {42, 0, true},
-		ownerPrefix() + "99":           {os.Getpid(), selfStart, true},
-		"joinlab-spill-1234567":        {}, // a folder of the older naming: no owner to ask
-		"joinlab-spill-42-123-":        {},
-		"joinlab-spill--1-0-x":         {},
-		"joinlab-spill-0-0-x":          {},
-		"joinlab-spill-4294967295-0-x": {}, // kill(2) would read it as -1: every process
-		"joinlab-spill-x-0-x":          {},
-		"other-42-123-abc":             {},
+	}
+	for name, want := range map[string]owner{
+		"joinlab-spill-42-123-0a1b2c3d-abc": {42, 123, "0a1b2c3d", true},
+		"joinlab-spill-42-0-s-7-x":          {42, 0, "s", true},
+		ownerPrefix() + "99":                {os.Getpid(), selfStart, selfScope, true},
+		"joinlab-spill-1234567":             {}, // a folder of the older naming: no owner to ask
+		"joinlab-spill-42-123-abc":          {}, // no scope
+		"joinlab-spill-42-123-s-":           {},
+		"joinlab-spill-42-123--x":           {},
+		"joinlab-spill--1-0-s-x":            {},
+		"joinlab-spill-0-0-s-x":             {},
+		"joinlab-spill-4294967295-0-s-x":    {}, // kill(2) would read it as -1: every process
+		"joinlab-spill-x-0-s-x":             {},
+		"other-42-123-s-abc":                {},
 	} {
-		pid, start, ok := parseOwner(name)
-		if pid != want.pid || start != want.start || ok != want.ok {
-			t.Errorf("parseOwner(%q) = %d, %d, %v; want %d, %d, %v", name, pid, start, ok, want.pid, want.start, want.ok)
+		pid, start, scope, ok := parseOwner(name)
+		if got := (owner{pid, start, scope, ok}); got != want {
+			t.Errorf("parseOwner(%q) = %+v; want %+v", name, got, want)
 		}
 	}
 }

@@ -23,18 +23,20 @@ func TestRemoveStale(t *testing.T) {
 	}
 	deadPID := strconv.Itoa(dead.Process.Pid)
 	self := strconv.Itoa(os.Getpid())
+	start := strconv.FormatUint(selfStart, 10)
 	names := map[string]bool{ // name: removed
-		"joinlab-spill-" + deadPID + "-0-a":                                      true,
-		"joinlab-spill-" + deadPID + "-12345-b":                                  true,
-		"joinlab-spill-" + self + "-" + strconv.FormatUint(selfStart, 10) + "-c": false,
-		"joinlab-spill-" + self + "-0-d":                                         false, // start unknown: the PID decides
-		"joinlab-spill-1-0-e":                                                    false, // init, alive (EPERM or not)
-		"joinlab-spill-12345678":                                                 false,
-		"unrelated-" + deadPID + "-0-f":                                          false,
+		"joinlab-spill-" + deadPID + "-0-" + selfScope + "-a":          true,
+		"joinlab-spill-" + deadPID + "-12345-" + selfScope + "-b":      true,
+		"joinlab-spill-" + self + "-" + start + "-" + selfScope + "-c": false,
+		"joinlab-spill-" + self + "-0-" + selfScope + "-d":             false, // start unknown: the PID decides
+		"joinlab-spill-1-0-" + selfScope + "-e":                        false, // init, alive (EPERM or not)
+		"joinlab-spill-" + deadPID + "-0-otherscope-h":                 false, // another host or PID namespace
+		"joinlab-spill-12345678":                                       false,
+		"unrelated-" + deadPID + "-0-" + selfScope + "-f":              false,
 	}
 	if selfStart != 0 {
 		// Where start times are known, this PID with another start time is a dead owner whose PID was reused.
-		names["joinlab-spill-"+self+"-"+strconv.FormatUint(selfStart+1, 10)+"-g"] = true
+		names["joinlab-spill-"+self+"-"+strconv.FormatUint(selfStart+1, 10)+"-"+selfScope+"-g"] = true
 	}
 	for name := range names {
 		if err := os.MkdirAll(filepath.Join(parent, name, "f1.pages"), 0o700); err != nil {
@@ -42,10 +44,11 @@ func TestRemoveStale(t *testing.T) {
 		}
 	}
 	// A file with a spill folder's name is not a folder: never touched.
-	if err := os.WriteFile(filepath.Join(parent, "joinlab-spill-"+deadPID+"-0-file"), nil, 0o600); err != nil {
+	file := "joinlab-spill-" + deadPID + "-0-" + selfScope + "-file"
+	if err := os.WriteFile(filepath.Join(parent, file), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	names["joinlab-spill-"+deadPID+"-0-file"] = false
+	names[file] = false
 
 	space := NewSpace(parent)
 	if _, err := space.NewStore(); err != nil { // the first store sweeps the parent
