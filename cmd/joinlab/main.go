@@ -1,6 +1,6 @@
 // Command joinlab runs KQL queries, joins included, over JSON-lines and CSV files with joinlab's engine.
 //
-//	joinlab query   --source NAME=FILE … [--format jsonl|csv|table] [--explain] [--stats FILE] [--mem BYTES] [-f FILE] [QUERY]
+//	joinlab query   --source NAME=FILE … [--format jsonl|csv|table] [-o FILE] [--explain] [--stats FILE] [--mem BYTES] [-f FILE] [QUERY]
 //	joinlab explain --source NAME=FILE … [-f FILE] [QUERY]
 //	joinlab scenarios
 //
@@ -9,6 +9,9 @@
 //
 // The query comes from the arguments, from -f FILE, or from standard input. Problems with the input (the query,
 // a file, a flag) are reported on standard error with exit status 2.
+//
+// SIGINT and SIGTERM cancel the query; the command waits until everything it spilled is removed and the
+// partial -o file is deleted, then exits 130 or 143. A second signal exits at once, without waiting.
 package main
 
 import (
@@ -23,6 +26,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/joinlab/joinlab/engine/format"
 	"github.com/joinlab/joinlab/engine/kql"
@@ -48,9 +52,36 @@ flags:
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	caught := make(chan os.Signal, 1)
+	go func() {
+		sig := <-sigs
+		caught <- sig // before cancel, so that main sees it once run returns
+		cancel()
+		sig = <-sigs
+		fmt.Fprintf(os.Stderr, "joinlab: %v again: exiting without waiting for clean-up\n", sig)
+		os.Exit(signalStatus(sig))
+	}()
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	select {
+	case sig := <-caught:
+		// run has returned, so the query's spill is removed and a partial -o file deleted.
+		fmt.Fprintf(os.Stderr, "joinlab: %v: query stopped, temporary files removed\n", sig)
+		code = signalStatus(sig)
+	default:
+	}
+	os.Exit(code)
+}
+
+// signalStatus is the shell's exit status for a process ended by sig: 128 plus its number (130 for SIGINT,
+// 143 for SIGTERM).
+func signalStatus(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
 }
 
 // sourceFlags collects repeated --source NAME=FILE flags.
@@ -170,7 +201,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.explain {
 		fmt.Fprint(stderr, p.Explain())
 	}
-	out := bufio.NewWriterSize(stdout, 64<<10)
+	dst := stdout
+	var file *atomicFile
+	if o.output != "" {
+		if file, err = createAtomic(o.output); err != nil {
+			return fail("-o: %v", err)
+		}
+		defer file.Abort()
+		dst = file
+	}
+	out := bufio.NewWriterSize(dst, 64<<10)
 	w, err := format.New(out, o.format, p.Columns())
 	if err != nil {
 		return fail("%v", err)
@@ -181,6 +221,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err := out.Flush(); err != nil && runErr == nil {
 		runErr = err
+	}
+	if runErr == nil && file != nil {
+		runErr = file.Commit()
 	}
 	if o.stats != "" {
 		if err := writeStats(o.stats, stats); err != nil {
@@ -193,6 +236,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	if runErr != nil {
+		if ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
+			return fail("query cancelled after %d rows", stats.RowsOut)
+		}
 		return fail("query failed after %d rows: %v", stats.RowsOut, runErr)
 	}
 	return 0
@@ -211,6 +257,7 @@ type options struct {
 	mem      string
 	file     string
 	spillDir string
+	output   string
 }
 
 func newFlags(cmd string, o *options) *flag.FlagSet {
@@ -231,7 +278,9 @@ func newFlags(cmd string, o *options) *flag.FlagSet {
 	fs.Var(&o.knobs, "set", "the same as --knob")
 	fs.Var(&o.profiles, "profile", "serve --source NAME through a simulated connector: `NAME=PROFILE` or *=PROFILE (see joinlab sims)")
 	fs.StringVar(&o.trace, "trace", "", "write the run's trace events as JSON lines to `FILE`")
-	fs.StringVar(&o.spillDir, "spill-dir", "", "make the Grace join's temporary spill folder under `DIR` (:memory: keeps pages in memory)")
+	fs.StringVar(&o.spillDir, "spill-dir", "", "make the run's temporary spill folder under `DIR` (default: the system's temporary folder; :memory: keeps pages in memory)")
+	fs.StringVar(&o.output, "o", "", "write the results to `FILE`, which appears only once the whole result is written")
+	fs.StringVar(&o.output, "output", "", "the same as -o")
 	return fs
 }
 

@@ -58,8 +58,7 @@ type Grace struct {
 	err   error // the error that ended the run, returned again by later calls
 
 	store     spill.Store
-	stopWatch func() bool // stops the context callback that closes the store on cancellation
-	held      int64       // bytes grown on env.Budget and not yet shrunk
+	held      int64 // bytes grown on env.Budget and not yet shrunk
 	pageBytes int
 	fanout    int // level-0 partitions
 
@@ -90,7 +89,8 @@ type GraceConfig struct {
 	EstimatedBuildBytes, EstimatedBuildRows float64
 	// Seed seeds the partitioning hash (0: graceSeed).
 	Seed uint64
-	// NewStore makes the spill store (nil: spill.New with the directory spill.DirFrom(ctx)).
+	// NewStore makes the spill store (nil: spill.StoreFor, a store of the run's spill.Space, which removes it
+	// if the join is never pulled to its end).
 	NewStore func(ctx context.Context) (spill.Store, error)
 
 	// Test knobs, zero in production. Partitions and PageBytes override the computed partition count and page
@@ -266,15 +266,13 @@ func (g *Grace) next(ctx context.Context) (*column.Batch, error) {
 func (g *Grace) start(ctx context.Context) error {
 	newStore := g.cfg.NewStore
 	if newStore == nil {
-		newStore = func(ctx context.Context) (spill.Store, error) { return spill.New(spill.DirFrom(ctx)) }
+		newStore = spill.StoreFor
 	}
 	st, err := newStore(ctx)
 	if err != nil {
 		return err
 	}
 	g.store = st
-	// A cancelled run may never call Next again: the store is then removed from the context's callback.
-	g.stopWatch = context.AfterFunc(ctx, func() { st.Close() })
 	avail := g.env.Budget.Available()
 	g.fanout, g.pageBytes = GracePartitions(g.cfg.EstimatedBuildBytes, g.cfg.EstimatedBuildRows, avail)
 	if g.cfg.Partitions > 0 {
@@ -641,7 +639,6 @@ func (g *Grace) finish() {
 	if g.hotKeys == 0 {
 		d.Add("hot_keys", 0)
 	}
-	g.stopWatch()
 	g.store.Close()
 	g.store = nil
 	g.state = graceDone

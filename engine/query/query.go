@@ -3,6 +3,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -85,12 +86,19 @@ const (
 	detailRetries      = "retries"
 )
 
-// Run executes the query, passing each output batch to emit in order. Stats are returned even on error.
-func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (*Stats, error) {
+// Run executes the query, passing each output batch to emit in order. Stats are returned even on error. When
+// Run returns, however the run ended (its end, an error, a cancelled ctx), everything it spilled is removed.
+func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (_ *Stats, err error) {
 	start := time.Now()
-	// The run's context ends with the run, so whatever an operator spilled is removed even when the run stops
-	// early (take, an emit error) without the operator seeing its end.
-	ctx, cancel := context.WithCancel(spill.WithDir(ctx, p.opts.SpillDir))
+	// The run owns its spill space: operators that stop early (take, an error elsewhere in the plan) never see
+	// their end, so their stores are removed here, before Run returns, not by whichever operator made them.
+	space := spill.NewSpace(p.opts.SpillDir)
+	defer func() {
+		if cerr := space.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("query: %w", cerr)
+		}
+	}()
+	ctx, cancel := context.WithCancel(spill.WithSpace(ctx, space))
 	defer cancel()
 	budget := memory.NewBudget(p.opts.MemoryBudget)
 	env := exec.NewEnv(budget, p.opts.Trace)

@@ -24,9 +24,10 @@ type FileStore struct {
 
 var _ Store = (*FileStore)(nil)
 
-// NewFileStore makes a store in a new folder under parent ("" for the system's temporary folder).
+// NewFileStore makes a store in a new folder under parent ("" for the system's temporary folder), named after
+// this process (see Space) so that a later run can remove it if the process is killed before Close.
 func NewFileStore(parent string) (*FileStore, error) {
-	dir, err := os.MkdirTemp(parent, "joinlab-spill-")
+	dir, err := os.MkdirTemp(parent, ownerPrefix())
 	if err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}

@@ -6,19 +6,20 @@
 // most a fixed size and Reader turns pages back into batches (codec.go says how a row is laid out). Two stores
 // implement the contract: FileStore keeps each File as a file in a private temporary folder (natively), and
 // MemStore keeps the pages in memory with the same accounting (in the browser, where there is no disk to
-// spill to; the pages stand for a disk and are not charged to the query's memory budget).
+// spill to; the pages stand for a disk and are not charged to the query's memory budget). A Space (space.go)
+// owns the stores of one run and removes them, and the folders of killed runs, whichever way the run ends.
 package spill
 
 import (
-	"context"
 	"errors"
 	"sync"
 )
 
 // Store is where an operator spills. Create, and the Files it returns, are used from the operator's
-// goroutine; Close may be called from any goroutine, at any time, any number of times (a cancelled query
-// closes its stores from a context callback): it removes everything the store holds, after which every
-// other call fails with ErrClosed. IO is safe for concurrent use.
+// goroutine; Close may be called from any goroutine, at any time, any number of times (the operator closes
+// its store when it ends, and the run's Space closes it again whether or not the operator saw its end): it
+// removes everything the store holds before it returns, after which every other call fails with ErrClosed.
+// IO is safe for concurrent use.
 type Store interface {
 	// Create makes a new, empty File.
 	Create() (File, error)
@@ -75,29 +76,12 @@ func (c *counter) IO() IO {
 	return c.io
 }
 
-// Memory is the directory value that asks New for a MemStore on any platform.
+// Memory is the directory value that asks New and NewSpace for MemStores on any platform.
 const Memory = ":memory:"
 
-type dirKey struct{}
-
-// WithDir returns a context that asks operators to spill under dir (Memory for pages in memory; "" for the
-// platform default). The directory is a property of the run, not of the plan, so it travels in the context.
-func WithDir(ctx context.Context, dir string) context.Context {
-	if dir == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, dirKey{}, dir)
-}
-
-// DirFrom returns the spill directory WithDir put in ctx, or "".
-func DirFrom(ctx context.Context) string {
-	d, _ := ctx.Value(dirKey{}).(string)
-	return d
-}
-
-// New makes the store an operator spills to: a MemStore when dir is Memory, else the platform's default — a
+// New makes a store that the caller must Close: a MemStore when dir is Memory, else the platform's default — a
 // FileStore in a new folder under dir (the system's temporary folder when dir is "") natively, a MemStore in
-// the browser (see default_js.go).
+// the browser (see default_js.go). A run's operators get their stores from its Space instead (StoreFor).
 func New(dir string) (Store, error) {
 	if dir == Memory {
 		return NewMemStore(), nil
