@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // writeFile writes data to a file named name in a temporary folder and returns its path.
@@ -87,6 +88,10 @@ func TestHugeQueryFailsFast(t *testing.T) {
 	if want := "joinlab: query:1:1048577: query text is longer than 1048576 bytes"; code != 2 || first != want {
 		t.Errorf("exit %d, first line %.200q; want exit 2, %q", code, first, want)
 	}
+	// The echo of the line is clipped around the column: a 15 MB query line is not printed back whole.
+	if limit := 4 * echoContext; len(errOut)-len(first) > limit {
+		t.Errorf("the error echoes %d bytes of the query; want at most %d", len(errOut)-len(first), limit)
+	}
 }
 
 // TestDeepNestingFailsCleanly nests parentheses, signs and calls far past the parser's bound: each is a
@@ -148,5 +153,22 @@ func TestErrorsNameEachPlaceOnce(t *testing.T) {
 		if p := doubledPrefix(first); p != "" {
 			t.Errorf("%q: %q is repeated in %q", args, p, first)
 		}
+	}
+}
+
+// TestClipAround checks the error echo's window: cut at rune boundaries, marked where cut, the caret's offset
+// counted in runes.
+func TestClipAround(t *testing.T) {
+	long := strings.Repeat("é", 100) + "X" + strings.Repeat("b", 100)
+	col := strings.IndexByte(long, 'X')
+	got, caret := clipAround(long, col)
+	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || !utf8.ValidString(got) {
+		t.Errorf("clipAround = %q; want a valid excerpt marked … at both ends", got)
+	}
+	if r := []rune(got); caret >= len(r) || r[caret] != 'X' {
+		t.Errorf("caret %d does not point at X in %q", caret, got)
+	}
+	if got, caret := clipAround("@T | where", 4); got != "@T | where" || caret != 4 {
+		t.Errorf("a short line: %q, %d; want it whole, 4", got, caret)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/joinlab/joinlab/engine/format"
 	"github.com/joinlab/joinlab/engine/kql"
@@ -340,11 +341,37 @@ func describeQueryError(text string, err error) string {
 	for _, e := range list {
 		fmt.Fprintf(&b, "joinlab: query:%s\n", e.Error())
 		if e.Pos.Line >= 1 && e.Pos.Line <= len(lines) {
-			line := strings.TrimRight(lines[e.Pos.Line-1], "\r")
-			fmt.Fprintf(&b, "    %s\n    %s^\n", line, strings.Repeat(" ", max(0, min(e.Pos.Col-1, len(line)))))
+			line, caret := clipAround(strings.TrimRight(lines[e.Pos.Line-1], "\r"), e.Pos.Col-1)
+			fmt.Fprintf(&b, "    %s\n    %s^\n", line, strings.Repeat(" ", caret))
 		}
 	}
 	return b.String()
+}
+
+// echoContext is how many bytes of the query line an error echoes on each side of its column: enough to
+// read the mistake in place, and a megabyte-long line is not printed whole.
+const echoContext = 60
+
+// clipAround returns the part of line within echoContext bytes of col (a 0-based byte offset), cut at rune
+// boundaries and marked with "…" where cut, and the caret's offset in it (in runes, so that the caret lines up
+// under multi-byte text).
+func clipAround(line string, col int) (string, int) {
+	col = max(0, min(col, len(line)))
+	lo, hi := max(0, col-echoContext), min(len(line), col+echoContext)
+	for lo > 0 && !utf8.RuneStart(line[lo]) {
+		lo--
+	}
+	for hi < len(line) && !utf8.RuneStart(line[hi]) {
+		hi++
+	}
+	prefix, suffix := "", ""
+	if lo > 0 {
+		prefix = "…"
+	}
+	if hi < len(line) {
+		suffix = "…"
+	}
+	return prefix + line[lo:hi] + suffix, utf8.RuneCountInString(prefix + line[lo:col])
 }
 
 // parseBytes reads a byte count such as 1048576, 64M, 64MiB or 2GB; "" is 0 (the default budget).
