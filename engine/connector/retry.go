@@ -69,13 +69,12 @@ type DeadlineError struct {
 }
 
 func (e *DeadlineError) Error() string {
-	msg := fmt.Sprintf("query deadline exceeded: @%s reached %s of virtual time, past the deadline of %s",
-		e.Source, e.Reached, e.Deadline)
 	if e.Cause != nil {
-		msg = fmt.Sprintf("query deadline exceeded: @%s would reach %s of virtual time waiting %s after %v, past the deadline of %s",
-			e.Source, e.Reached, e.Wait, e.Cause, e.Deadline)
+		return fmt.Sprintf("query deadline exceeded: waiting %s after %v would bring the clock to %s of virtual time, past the %s deadline of @%s",
+			e.Wait, e.Cause, e.Reached, e.Deadline, e.Source)
 	}
-	return msg
+	return fmt.Sprintf("query deadline exceeded: the clock reached %s of virtual time, past the %s deadline of @%s",
+		e.Reached, e.Deadline, e.Source)
 }
 
 // Retrier sends one operator's requests to one connector and answers with the page, retrying under a
