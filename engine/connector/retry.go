@@ -31,9 +31,9 @@ type RetryPolicy struct {
 	// d = min(Max, Base·2ⁿ⁻¹). Base is also the most jitter added to a throttle's RetryAfter.
 	Base, Max time.Duration
 	// Deadline is the virtual time (Clock.Now, which starts with the query) by which the query must be done:
-	// no request is sent, and no wait begun, that would end past it, and an answer arriving past it is an
-	// error. Zero means none: throttles are then waited out for as long as the source asks, and only the
-	// context ends a query. Connector profiles state one (sims/profile).
+	// once the clock is past it no request is sent, no wait is begun that would end past it, and an answer
+	// arriving past it is an error (*DeadlineError). Zero means none: throttles are then waited out for as
+	// long as the source asks, and only the context ends a query. Connector profiles state one (sims/profile).
 	Deadline time.Duration
 }
 
