@@ -29,7 +29,8 @@ func listSims(w io.Writer) {
 	fmt.Fprintln(w, "\nconnector profiles (joinlab query --source NAME=FILE --profile NAME=PROFILE):")
 	for _, name := range profile.Names() {
 		p, _ := profile.Get(name)
-		fmt.Fprintf(w, "  %-12s %s (%s dialect)\n      %s\n", p.Name, p.Title, p.Dialect, describeCaps(p.Caps))
+		fmt.Fprintf(w, "  %-12s %s (%s dialect)\n      %s; a query's deadline %s of virtual time\n", p.Name, p.Title,
+			p.Dialect, describeCaps(p.Caps), p.Deadline)
 	}
 }
 
@@ -95,7 +96,8 @@ func behindProfiles(ctx context.Context, sources map[string]source.Source, specs
 		if err != nil {
 			return fmt.Errorf("--profile %s: %w", name, err)
 		}
-		served, err := connector.NewSource(name, svc, mem.Info(), connector.Options{Clock: clk, Seed: seed})
+		served, err := connector.NewSource(name, svc, mem.Info(), connector.Options{Clock: clk, Seed: seed,
+			Retry: connector.RetryPolicy{Deadline: p.Deadline}})
 		if err != nil {
 			return fmt.Errorf("--profile %s: %w", name, err)
 		}

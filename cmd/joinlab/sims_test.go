@@ -66,7 +66,7 @@ func TestSimsListsScenariosAndProfiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"users-listens-grace", "--set listens=", "teaching", "values per IN list"} {
+	for _, want := range []string{"users-listens-grace", "--set listens=", "teaching", "values per IN list", "a query's deadline 10m0s of virtual time"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("joinlab sims does not mention %q:\n%s", want, out)
 		}

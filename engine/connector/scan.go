@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"strings"
-	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/kql"
@@ -28,28 +25,13 @@ const shrinkDivisor = 2
 // comparisons); a pushed filter must leave that room under Caps.MaxQueryBytes.
 const cursorReserve = 512
 
-// RetryPolicy bounds the scan's retries of throttled and transient failures.
-type RetryPolicy struct {
-	// Attempts is the most sends of one request, the first included.
-	Attempts int
-	// Budget is the most retries over a whole scan; past it the scan stops with an error.
-	Budget int
-	// Base and Max bound the exponential backoff after a transient failure: the n-th retry waits a
-	// seeded-random time in [d/2, d] for d = min(Max, Base·2ⁿ). A throttle waits its RetryAfter plus up to
-	// Base of jitter, so retries from many scans do not arrive together.
-	Base, Max time.Duration
-}
-
-// DefaultRetry is a policy that rides out a rate limit or a burst of 5xx and gives up on a source that is down.
-var DefaultRetry = RetryPolicy{Attempts: 8, Budget: 64, Base: 200 * time.Millisecond, Max: 30 * time.Second}
-
 // Options tune a scan over a connector.
 type Options struct {
 	// Clock times the requests and the waits; required.
 	Clock Clock
-	// Retry is the retry policy (zero: DefaultRetry).
+	// Retry is the retry policy (zero fields: DefaultRetry's).
 	Retry RetryPolicy
-	// Seed seeds the backoff jitter, so a run is deterministic.
+	// Seed seeds the retries' jitter, so a run is deterministic.
 	Seed uint64
 	// PageRows is the page asked for (0: Caps.MaxRows, else DefaultPageRows).
 	PageRows int
@@ -77,9 +59,7 @@ func NewSource(name string, conn Connector, info TableInfo, opts Options) (*Sour
 	if opts.Clock == nil {
 		return nil, fmt.Errorf("connector: source %s: no clock", name)
 	}
-	if opts.Retry == (RetryPolicy{}) {
-		opts.Retry = DefaultRetry
-	}
+	opts.Retry = opts.Retry.withDefaults()
 	for _, k := range info.Key {
 		if info.Schema.Index(k.Column) < 0 {
 			return nil, fmt.Errorf("connector: source %s: key column %q is not in the schema", name, k.Column)
@@ -177,10 +157,7 @@ func (s *Source) ScanTraced(_ context.Context, cols []column.Field, sink trace.S
 	if sink == nil {
 		sink = trace.Discard
 	}
-	if details == nil {
-		details = &trace.Details{}
-	}
-	it := &scanIter{s: s, sink: sink, details: details, op: "scan@" + s.name}
+	it := &scanIter{s: s, sink: sink, op: "scan@" + s.name}
 	for _, f := range cols {
 		it.out = append(it.out, len(it.columns))
 		it.columns = append(it.columns, f.Name)
@@ -207,9 +184,7 @@ func (s *Source) ScanTraced(_ context.Context, cols []column.Field, sink trace.S
 	if len(s.info.Key) == 0 {
 		it.limit = 0 // no order to page by: one request for everything
 	}
-	h := fnv.New64a()
-	h.Write([]byte(s.name))
-	it.rng = rand.New(rand.NewPCG(s.opts.Seed, h.Sum64()))
+	it.retry = NewRetrier(s.conn, s.name, it.op, s.opts, sink, details)
 	return it
 }
 
@@ -224,10 +199,10 @@ func indexOf(names []string, name string) int {
 
 // scanIter is one running scan: a cursor, the page size and the current page being handed out in batches.
 type scanIter struct {
-	s       *Source
-	sink    trace.Sink
-	details *trace.Details
-	op      string
+	s     *Source
+	sink  trace.Sink
+	op    string
+	retry *Retrier
 
 	columns []string // requested: the scan's columns, then key columns it needs for the cursor
 	out     []int    // positions in columns of the scan's own columns
@@ -238,9 +213,6 @@ type scanIter struct {
 	done    bool
 	page    *column.Batch
 	pagePos int
-	seq     int
-	retries int
-	rng     *rand.Rand
 }
 
 func (it *scanIter) Next(ctx context.Context) (*column.Batch, error) {
@@ -266,7 +238,7 @@ func (it *scanIter) Next(ctx context.Context) (*column.Batch, error) {
 func (it *scanIter) fetch(ctx context.Context) error {
 	for {
 		req := it.request()
-		page, err := it.send(ctx, req)
+		page, err := it.retry.Send(ctx, req, "")
 		var big *ResultTooLargeError
 		if errors.As(err, &big) && it.limit > 1 {
 			next := max(1, it.limit/shrinkDivisor)
@@ -279,9 +251,6 @@ func (it *scanIter) fetch(ctx context.Context) error {
 			return err
 		}
 		n := page.Rows()
-		if page.Batch != nil && len(page.Batch.Cols) != len(it.columns) {
-			return fmt.Errorf("connector answered %d columns for %d requested", len(page.Batch.Cols), len(it.columns))
-		}
 		it.page, it.pagePos = page.Batch, 0
 		switch {
 		case it.limit == 0 || len(it.keyPos) == 0:
@@ -317,76 +286,6 @@ func (it *scanIter) request() Request {
 		req.Where = And(where)
 	}
 	return req
-}
-
-// send sends req until it is answered, retrying throttles and transient failures under the retry policy.
-func (it *scanIter) send(ctx context.Context, req Request) (Page, error) {
-	clock, pol := it.s.opts.Clock, it.s.opts.Retry
-	it.seq++
-	native := ""
-	if r, ok := it.s.conn.(Renderer); ok {
-		if text, err := r.Render(req); err == nil {
-			native = text
-		}
-	}
-	for attempt := 1; ; attempt++ {
-		it.sink.Emit(trace.Event{Kind: RequestSent, At: clock.Now(), Op: it.op,
-			Attrs: SentAttrs(it.s.name, req, it.seq, attempt, native, it.s.conn.Caps())})
-		it.details.Add(DetailRequests, 1)
-		it.details.Add(DetailRequestsOf+it.s.name, 1)
-		start := clock.Now()
-		page, err := it.s.conn.Query(ctx, req)
-		it.details.Max(trace.VirtualNanos, int64(clock.Now())) // a refused request took time too
-		if err == nil && page.Truncated && page.Rows() == 0 {
-			err = &TransientError{Reason: "truncated page with no rows"}
-		}
-		if err == nil {
-			it.sink.Emit(trace.Event{Kind: PageReturned, At: clock.Now(), Op: it.op, Attrs: map[string]any{
-				"request": it.seq, "rows": page.Rows(), "bytes": page.Bytes, "truncated": page.Truncated,
-				"latency_ns": int64(clock.Now() - start)}})
-			it.details.Add(DetailBytesShipped, page.Bytes)
-			it.details.Add(DetailRowsScanned, int64(page.Rows()))
-			return page, nil
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return Page{}, ctxErr
-		}
-		retryable := Retryable(err)
-		it.sink.Emit(trace.Event{Kind: RequestFailed, At: clock.Now(), Op: it.op, Attrs: map[string]any{
-			"request": it.seq, "error": err.Error(), "retryable": retryable}})
-		if !retryable {
-			return Page{}, err
-		}
-		if attempt >= pol.Attempts || it.retries >= pol.Budget {
-			return Page{}, fmt.Errorf("retry budget spent (%d attempts of request %d, %d retries this scan, limits %d and %d): %w",
-				attempt, it.seq, it.retries, pol.Attempts, pol.Budget, err)
-		}
-		wait := it.backoff(attempt)
-		var th *ThrottledError
-		if errors.As(err, &th) {
-			it.sink.Emit(trace.Event{Kind: RequestThrottled, At: clock.Now(), Op: it.op, Attrs: map[string]any{
-				"request": it.seq, "retry_after_ns": int64(th.RetryAfter)}})
-			wait = th.RetryAfter + time.Duration(it.rng.Int64N(int64(pol.Base)+1))
-		}
-		it.retries++
-		it.details.Add(DetailRetries, 1)
-		it.sink.Emit(trace.Event{Kind: RequestRetried, At: clock.Now(), Op: it.op, Attrs: map[string]any{
-			"request": it.seq, "attempt": attempt + 1, "wait_ns": int64(wait)}})
-		if err := clock.Sleep(ctx, wait); err != nil {
-			return Page{}, err
-		}
-		it.details.Max(trace.VirtualNanos, int64(clock.Now()))
-	}
-}
-
-// backoff is the wait before retry n (1-based) after a transient failure: seeded-random in [d/2, d].
-func (it *scanIter) backoff(n int) time.Duration {
-	pol := it.s.opts.Retry
-	d := pol.Max
-	if n < 32 && pol.Base<<uint(n-1) < pol.Max && pol.Base<<uint(n-1) > 0 {
-		d = pol.Base << uint(n-1)
-	}
-	return d/2 + time.Duration(it.rng.Int64N(int64(d/2)+1))
 }
 
 // Describe names the request a scan of cols would send first, for explain.

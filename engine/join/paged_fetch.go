@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -45,26 +43,18 @@ const cursorReserve = 512
 // fits in log2 steps whatever the row width.
 const shrinkDivisor = 2
 
-// fetcher sends one operator's requests to one remote: retries throttles and transient failures under the
-// retry policy on the connector's clock, and reports every request to the trace and the run's details with the
-// same event kinds and detail keys as the connector scan.
+// fetcher sends one operator's requests to one remote through a connector.Retrier (the retry client the
+// connector scan uses too, so throttles, faults, the deadline, trace events and detail keys mean the same on
+// both), and builds the paged join's requests: pushed predicates, filters split to the caps, keyset
+// continuations.
 type fetcher struct {
-	r       *Remote
-	sink    trace.Sink
-	details *trace.Details
-	op      string
-	seq     int
-	retries int
-	rng     *rand.Rand
+	r     *Remote
+	retry *connector.Retrier
 }
 
 func newFetcher(r *Remote, op string, sink trace.Sink, details *trace.Details) *fetcher {
-	if r.Retry == (connector.RetryPolicy{}) {
-		r.Retry = connector.DefaultRetry
-	}
-	h := fnv.New64a()
-	h.Write([]byte(op + "@" + r.Name))
-	return &fetcher{r: r, sink: sink, details: details, op: op, rng: rand.New(rand.NewPCG(r.Seed, h.Sum64()))}
+	opts := connector.Options{Clock: r.Clock, Retry: r.Retry, Seed: r.Seed}
+	return &fetcher{r: r, retry: connector.NewRetrier(r.Conn, r.Name, op, opts, sink, details)}
 }
 
 func (f *fetcher) now() time.Duration { return f.r.Clock.Now() }
@@ -89,89 +79,17 @@ func (f *fetcher) where(extra ...connector.Predicate) connector.Predicate {
 	return and
 }
 
-// render is the native text of req, "" when the connector renders none.
-func (f *fetcher) render(req connector.Request) string {
-	if r, ok := f.r.Conn.(connector.Renderer); ok {
-		if text, err := r.Render(req); err == nil {
-			return text
-		}
-	}
-	return ""
-}
-
-// send sends req until it is answered, retrying throttles and transient failures. purpose names the request
-// in the trace (thin, probe, refetch…). A failed request returned no rows, so retrying never loses or repeats
-// one.
+// send sends req through the retrier; purpose names the request in the trace (thin, probe, refetch…). The
+// answer always has a batch, empty when the source sent no rows.
 func (f *fetcher) send(ctx context.Context, req connector.Request, purpose string) (connector.Page, error) {
-	pol := f.r.Retry
-	f.seq++
-	native := f.render(req)
-	for attempt := 1; ; attempt++ {
-		attrs := connector.SentAttrs(f.r.Name, req, f.seq, attempt, native, f.r.Conn.Caps())
-		attrs["purpose"] = purpose
-		f.sink.Emit(trace.Event{Kind: connector.RequestSent, At: f.now(), Op: f.op, Attrs: attrs})
-		f.details.Add(connector.DetailRequests, 1)
-		f.details.Add(connector.DetailRequestsOf+f.r.Name, 1)
-		start := f.now()
-		page, err := f.r.Conn.Query(ctx, req)
-		f.details.Max(trace.VirtualNanos, int64(f.now())) // a refused request took time too
-		if err == nil && page.Truncated && page.Rows() == 0 {
-			err = &connector.TransientError{Reason: "truncated page with no rows"}
-		}
-		if err == nil && page.Batch != nil && len(page.Batch.Cols) != len(req.Columns) {
-			return connector.Page{}, fmt.Errorf("%s answered %d columns for %d requested", f.r.Name, len(page.Batch.Cols), len(req.Columns))
-		}
-		if err == nil {
-			f.sink.Emit(trace.Event{Kind: connector.PageReturned, At: f.now(), Op: f.op, Attrs: map[string]any{
-				"request": f.seq, "purpose": purpose, "rows": page.Rows(), "bytes": page.Bytes, "truncated": page.Truncated,
-				"latency_ns": int64(f.now() - start)}})
-			f.details.Add(connector.DetailBytesShipped, page.Bytes)
-			f.details.Add(connector.DetailRowsScanned, int64(page.Rows()))
-			if page.Batch == nil {
-				page.Batch = emptyBatch(req.Columns, f.r.Info.Schema)
-			}
-			return page, nil
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return connector.Page{}, ctxErr
-		}
-		retryable := connector.Retryable(err)
-		f.sink.Emit(trace.Event{Kind: connector.RequestFailed, At: f.now(), Op: f.op, Attrs: map[string]any{
-			"request": f.seq, "error": err.Error(), "retryable": retryable}})
-		if !retryable {
-			return connector.Page{}, err
-		}
-		if attempt >= pol.Attempts || f.retries >= pol.Budget {
-			return connector.Page{}, fmt.Errorf("retry budget spent (%d attempts of request %d, %d retries, limits %d and %d): %w",
-				attempt, f.seq, f.retries, pol.Attempts, pol.Budget, err)
-		}
-		wait := f.backoff(attempt)
-		var th *connector.ThrottledError
-		if errors.As(err, &th) {
-			f.sink.Emit(trace.Event{Kind: connector.RequestThrottled, At: f.now(), Op: f.op, Attrs: map[string]any{
-				"request": f.seq, "retry_after_ns": int64(th.RetryAfter)}})
-			wait = th.RetryAfter + time.Duration(f.rng.Int64N(int64(pol.Base)+1))
-		}
-		f.retries++
-		f.details.Add(connector.DetailRetries, 1)
-		f.sink.Emit(trace.Event{Kind: connector.RequestRetried, At: f.now(), Op: f.op, Attrs: map[string]any{
-			"request": f.seq, "attempt": attempt + 1, "wait_ns": int64(wait)}})
-		if err := f.r.Clock.Sleep(ctx, wait); err != nil {
-			return connector.Page{}, err
-		}
-		f.details.Max(trace.VirtualNanos, int64(f.now()))
+	page, err := f.retry.Send(ctx, req, purpose)
+	if err != nil {
+		return connector.Page{}, err
 	}
-}
-
-// backoff is the wait before retry n (1-based) after a transient failure: seeded-random in [d/2, d] for
-// d = min(Max, Base·2ⁿ⁻¹).
-func (f *fetcher) backoff(n int) time.Duration {
-	pol := f.r.Retry
-	d := pol.Max
-	if n < 32 && pol.Base<<uint(n-1) < pol.Max && pol.Base<<uint(n-1) > 0 {
-		d = pol.Base << uint(n-1)
+	if page.Batch == nil {
+		page.Batch = emptyBatch(req.Columns, f.r.Info.Schema)
 	}
-	return d/2 + time.Duration(f.rng.Int64N(int64(d/2)+1))
+	return page, nil
 }
 
 func emptyBatch(cols []string, schema column.Schema) *column.Batch {

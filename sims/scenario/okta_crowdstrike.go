@@ -89,7 +89,8 @@ func oktaCrowdStrikeSources(oktaProfile string, seed uint64, k map[string]float6
 			return nil, err
 		}
 		info := s.table.Info()
-		src, err := connector.NewSource(info.Name, svc, info, connector.Options{Clock: clk, Seed: seed})
+		src, err := connector.NewSource(info.Name, svc, info, connector.Options{Clock: clk, Seed: seed,
+			Retry: connector.RetryPolicy{Deadline: prof.Deadline}})
 		if err != nil {
 			return nil, fmt.Errorf("okta-crowdstrike: %w", err)
 		}

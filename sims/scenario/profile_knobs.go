@@ -49,6 +49,9 @@ var profileFields = []profileKnob{
 	{"jitter_ms", "most seeded random latency added to a response, ms", 600_000,
 		func(p *profile.Profile) float64 { return ms(p.Latency.Jitter) },
 		func(p *profile.Profile, v float64) { p.Latency.Jitter = fromMs(v) }},
+	{"deadline_s", "virtual seconds a whole query may take, rate-limit waits included (0: none)", 30 * 86400,
+		func(p *profile.Profile) float64 { return p.Deadline.Seconds() },
+		func(p *profile.Profile, v float64) { p.Deadline = time.Duration(v * float64(time.Second)) }},
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,5 +253,135 @@ func TestDeterministicTrace(t *testing.T) {
 	}
 	if len(a) == 0 || a[len(a)-1].At == 0 {
 		t.Fatal("trace is empty or virtual time never moved")
+	}
+}
+
+// retriesAfterFaults counts the retries a trace shows after faults: every retry that no throttle asked for.
+func retriesAfterFaults(events []trace.Event) int {
+	n := 0
+	for _, e := range events {
+		switch e.Kind {
+		case connector.RequestRetried:
+			n++
+		case connector.RequestThrottled:
+			n--
+		}
+	}
+	return n
+}
+
+// TestThrottleWaitsSpendNoBudget: under a rate limit of one request a second and no faults, a scan with a
+// retry budget of one retry is throttled far more often than that, waits each throttle out, and returns the
+// rows of an unthrottled scan. The same seed gives the same trace.
+func TestThrottleWaitsSpendNoBudget(t *testing.T) {
+	base, _ := profile.Get("teaching")
+	base.Caps.Requests, base.Caps.Burst = 0, 0
+	want, _, err := scanAll(t, base, 1, connector.RetryPolicy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof := base
+	prof.Caps.Requests, prof.Caps.Window, prof.Caps.Burst = 1, time.Second, 1
+	tight := connector.RetryPolicy{Attempts: 1, Budget: 1}
+	got, events, err := scanAll(t, prof, 1, tight)
+	if err != nil {
+		t.Fatalf("a throttle-only scan failed: %v", err)
+	}
+	throttled := 0
+	for _, e := range events {
+		if e.Kind == connector.RequestThrottled {
+			throttled++
+		}
+	}
+	if throttled <= tight.Budget {
+		t.Fatalf("%d throttles: the rate limit did not bite, so the test proves nothing", throttled)
+	}
+	if n := retriesAfterFaults(events); n != 0 {
+		t.Errorf("%d retries after faults in a run with no faults", n)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("throttled rows differ from unthrottled ones")
+	}
+	_, again, err := scanAll(t, prof, 1, tight)
+	if err != nil || fmt.Sprint(again) != fmt.Sprint(events) {
+		t.Errorf("a second run with the same seed gave another trace (err %v)", err)
+	}
+}
+
+// TestRetryBudgetStopsAFailingSource: throttles aside, faults still spend the budget. A source that always
+// fails stops after Attempts sends of its first request; one that fails every other request stops once the
+// operator has retried Budget times — under a rate limit that throttles it too, which spends nothing.
+func TestRetryBudgetStopsAFailingSource(t *testing.T) {
+	prof, _ := profile.Get("teaching")
+	prof.Caps.Requests, prof.Caps.Window, prof.Caps.Burst = 1, time.Second, 1
+	for _, c := range []struct {
+		transient float64
+		pol       connector.RetryPolicy
+		sends     int // sends before the stop, when known: Attempts for a source that always fails
+	}{
+		{1, connector.RetryPolicy{Attempts: 4, Budget: 100, Base: time.Millisecond, Max: time.Second}, 4},
+		{0.5, connector.RetryPolicy{Attempts: 100, Budget: 3, Base: time.Millisecond, Max: time.Second}, 0},
+	} {
+		prof.Faults.Transient = c.transient
+		_, events, err := scanAll(t, prof, 1, c.pol)
+		var tr *connector.TransientError
+		var dl *connector.DeadlineError
+		if err == nil || !errors.As(err, &tr) || errors.As(err, &dl) || !strings.Contains(err.Error(), "retry budget spent") {
+			t.Fatalf("transient rate %g: got %v, want a spent retry budget wrapping the transient failure", c.transient, err)
+		}
+		sends, throttled := 0, 0
+		for _, e := range events {
+			switch e.Kind {
+			case connector.RequestSent:
+				sends++
+			case connector.RequestThrottled:
+				throttled++
+			}
+		}
+		faultRetries := retriesAfterFaults(events)
+		if c.sends > 0 && sends-throttled != c.sends {
+			t.Errorf("transient rate %g: %d sends answered by the source, want %d: %v", c.transient, sends-throttled, c.sends, err)
+		}
+		if c.sends == 0 && faultRetries != c.pol.Budget {
+			t.Errorf("transient rate %g: %d retries after faults, want the budget's %d: %v", c.transient, faultRetries, c.pol.Budget, err)
+		}
+		if throttled == 0 {
+			t.Errorf("transient rate %g: no throttles, so the test does not show they spend nothing", c.transient)
+		}
+	}
+}
+
+// TestDeadlineStopsTheQuery: a query that cannot finish by its deadline in virtual time stops with an error
+// naming the deadline and the time reached, whether the clock passed it on an answer or a throttle's wait
+// would have; it never sleeps past it.
+func TestDeadlineStopsTheQuery(t *testing.T) {
+	prof, _ := profile.Get("teaching")
+	for _, c := range []struct {
+		name     string
+		requests int           // per 10 s
+		deadline time.Duration // of the query
+		cause    bool          // a throttle's wait hits the deadline (else the clock does, on an answer)
+	}{
+		{"on an answer", 0, 200 * time.Millisecond, false},
+		{"before a wait", 1, 2 * time.Second, true},
+	} {
+		prof.Caps.Requests, prof.Caps.Window, prof.Caps.Burst = c.requests, 10*time.Second, 1
+		_, events, err := scanAll(t, prof, 1, connector.RetryPolicy{Deadline: c.deadline})
+		var dl *connector.DeadlineError
+		if !errors.As(err, &dl) {
+			t.Fatalf("%s: got %v, want a deadline error", c.name, err)
+		}
+		if dl.Deadline != c.deadline || dl.Reached <= c.deadline || !strings.Contains(err.Error(), c.deadline.String()+" deadline") ||
+			!strings.Contains(err.Error(), dl.Reached.String()) {
+			t.Errorf("%s: %v (deadline %s, reached %s): want the deadline %s and the time reached", c.name, err, dl.Deadline, dl.Reached, c.deadline)
+		}
+		var th *connector.ThrottledError
+		if hasCause := errors.As(dl.Cause, &th); hasCause != c.cause {
+			t.Errorf("%s: cause %v, want a throttle: %v", c.name, dl.Cause, c.cause)
+		}
+		if last := events[len(events)-1]; c.cause && last.At > c.deadline {
+			t.Errorf("%s: the trace ends at %s, past the deadline: the wait was taken", c.name, last.At)
+		}
+		t.Log(err)
 	}
 }
