@@ -47,6 +47,15 @@ func (c headedConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// CloseWrite half-closes the connection as net/http does after an answer to oversized headers (431), so that
+// the client reads the answer before the connection ends; the embedded net.Conn alone would hide it.
+func (c headedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // bareError returns the status code of a bare error answer of net/http ("400", "431", …), and whether p is one.
 func bareError(p []byte) (string, bool) {
 	rest, ok := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
