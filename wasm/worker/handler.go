@@ -14,6 +14,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -54,10 +55,13 @@ var idEncoding = base64.RawURLEncoding
 //	GET  /…               → the site's files (natively)
 //
 // No Go state survives between requests in workerd (each request gets a new Go instance), so everything that
-// must last — links and rate counters — is in store.
+// must last is in store (links) and limiter (rate counters). Absolute URLs in answers are on origin, which is
+// configured, never read from the request: a Host header is the client's to choose.
 type handler struct {
-	store linkstore.Store
-	site  *bundle.Bundle // nil: no static files
+	store   linkstore.Store
+	limiter linkstore.Limiter
+	site    *bundle.Bundle // nil: no static files
+	origin  string         // scheme://host[:port], from parseOrigin
 
 	// Test knobs.
 	linksPerWindow int
@@ -65,8 +69,11 @@ type handler struct {
 	newID          func() (string, error)
 }
 
-func newHandler(store linkstore.Store, site *bundle.Bundle) http.Handler {
-	h := &handler{store: store, site: site, linksPerWindow: linksPerWindow, now: time.Now, newID: randomID}
+// newHandler returns the Worker over store and limiter, serving site if it is not nil, with links on origin
+// (already checked by parseOrigin).
+func newHandler(store linkstore.Store, limiter linkstore.Limiter, site *bundle.Bundle, origin string) http.Handler {
+	h := &handler{store: store, limiter: limiter, site: site, origin: origin,
+		linksPerWindow: linksPerWindow, now: time.Now, newID: randomID}
 	return h.routes()
 }
 
@@ -83,8 +90,35 @@ func (h *handler) routes() http.Handler {
 	mux.HandleFunc("/", allow(h.serveSite, http.MethodGet, http.MethodHead))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		bundle.SetSecurityHeaders(w.Header())
+		// A malformed escape in the path never gets here: net/http refuses it natively (bareerror.go) and the
+		// JavaScript entry refuses it in workerd (web/deploy). The query is parsed by no one but a handler.
+		if !wellEscaped(r.URL.RawQuery) {
+			writeError(w, http.StatusBadRequest, malformedURL)
+			return
+		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// malformedURL is the error of every answer to a URL with a malformed percent escape, from the handler, from
+// net/http natively (bareerror.go) and from the JavaScript entry in workerd.
+const malformedURL = "malformed percent escape in the URL"
+
+// wellEscaped reports whether every % in s starts an escape of two hexadecimal digits.
+func wellEscaped(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' {
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 2
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // allow answers 405, with the Allow header, to any method but those given.
@@ -170,7 +204,7 @@ func (h *handler) createLink(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 	}
 	w.Header().Set("Location", "/s/"+id)
-	writeJSON(w, status, createResponse{ID: id, URL: origin(r) + "/s/" + id})
+	writeJSON(w, status, createResponse{ID: id, URL: h.origin + "/s/" + id})
 }
 
 // existingID returns the id already given to the state whose sum key is sumKey, or "".
@@ -189,28 +223,20 @@ func (h *handler) existingID(ctx context.Context, sumKey string) (string, error)
 }
 
 // charge counts one link creation against client's current window and returns how long until the window ends
-// if the client is over its limit (0: go ahead). Windows are fixed (now truncated to rateWindow), and the count
-// is read then written, not incremented atomically: concurrent requests may each see the same count, and
-// Workers KV's eventual consistency lets a client spread over locations get more. The limit is a brake on
-// scripts, not an exact quota.
+// if the client is over its limit (0: go ahead). Windows are fixed (now truncated to rateWindow), one counter
+// each, and the limiter's Take checks and increments atomically, so concurrent requests cannot share a count:
+// a client gets at most linksPerWindow per window, however many connections it opens.
 func (h *handler) charge(ctx context.Context, client string) (time.Duration, error) {
 	now := h.now()
 	window := now.Truncate(rateWindow)
 	key := fmt.Sprintf("%s%s:%d", rateKeyPrefix, client, window.Unix())
-	n := 0
-	switch v, err := h.store.Get(ctx, key); {
-	case errors.Is(err, linkstore.ErrNotFound):
-	case err != nil:
+	// The counter outlives its window a little: the key names the window, so a late Take is harmless.
+	taken, err := h.limiter.Take(ctx, key, h.linksPerWindow, rateWindow+linkstore.MinTTL)
+	if err != nil {
 		return 0, err
-	default:
-		n, _ = strconv.Atoi(string(v)) // an unreadable counter restarts at 0
 	}
-	if n >= h.linksPerWindow {
+	if !taken {
 		return window.Add(rateWindow).Sub(now), nil
-	}
-	// The counter outlives its window a little: the key names the window, so a late read is harmless.
-	if err := h.store.Put(ctx, key, []byte(strconv.Itoa(n+1)), rateWindow+linkstore.MinTTL); err != nil {
-		return 0, err
 	}
 	return 0, nil
 }
@@ -334,17 +360,21 @@ func clientOf(r *http.Request) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// origin is the scheme and host the client used, for absolute URLs in answers. In workerd the request URL is
-// absolute; natively only Host is known, and the native server speaks plain HTTP.
-func origin(r *http.Request) string {
-	if r.URL.Scheme != "" && r.URL.Host != "" {
-		return r.URL.Scheme + "://" + r.URL.Host
+// originVar names the public origin's setting: a wrangler var in workerd, an environment variable natively.
+const originVar = "PUBLIC_ORIGIN"
+
+// parseOrigin checks a configured public origin — http or https, a host, nothing after it but an optional "/"
+// — and returns it as scheme://host[:port].
+func parseOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: %w", originVar, s, err)
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return "", fmt.Errorf("%s %q: want http://host[:port] or https://host[:port], nothing after", originVar, s)
 	}
-	return scheme + "://" + r.Host
+	return u.Scheme + "://" + u.Host, nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,7 @@ import (
 	"github.com/joinlab/joinlab/web/share"
 )
 
-// memStore is a Store in a map, with a knob that makes every call fail.
+// memStore is a Store and a Limiter in a map, with a knob that makes every call fail.
 type memStore struct {
 	mu   sync.Mutex
 	m    map[string][]byte
@@ -66,6 +67,23 @@ var testSite = fstest.MapFS{
 	"sub/page.html": {Data: []byte("<html><head></head></html>")},
 }
 
+func (s *memStore) Take(_ context.Context, key string, limit int, _ time.Duration) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail {
+		return false, errors.New("injected failure")
+	}
+	n, _ := strconv.Atoi(string(s.m[key]))
+	if n >= limit {
+		return false, nil
+	}
+	s.m[key] = []byte(strconv.Itoa(n + 1))
+	return true, nil
+}
+
+// testOrigin is the fixture's configured public origin.
+const testOrigin = "https://joinlab.example"
+
 type fixture struct {
 	h     *handler
 	store *memStore
@@ -80,7 +98,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{store: newMemStore()}
-	f.h = &handler{store: f.store, site: site, linksPerWindow: linksPerWindow,
+	f.h = &handler{store: f.store, limiter: f.store, site: site, origin: testOrigin, linksPerWindow: linksPerWindow,
 		now: func() time.Time { return time.Unix(1_700_000_000, 0) }}
 	f.h.newID = func() (string, error) {
 		// Deterministic ids of the real shape, so failures replay.
@@ -167,6 +185,9 @@ func TestStatusCodes(t *testing.T) {
 		{name: "malformed id", method: "GET", target: "/s/..%2f..%2fetc", want: 404},
 		{name: "short id", method: "GET", target: "/api/links/abc", want: 404},
 		{name: "unknown API", method: "GET", target: "/api/other", want: 404},
+		{name: "malformed query", method: "GET", target: "/?q=%", want: 400},
+		{name: "malformed query on the API", method: "POST", target: "/api/links?x=%G1", ct: "application/json", body: `{}`, want: 400},
+		{name: "truncated escape in the query", method: "GET", target: "/s/AQAAAAAAAAAAAAAAAAAAAA?a=%4", want: 400},
 		{name: "unknown file", method: "GET", target: "/missing.js", want: 404},
 		{name: "another version", method: "GET", target: "/v/0000000000000000/app.js", want: 404},
 		{name: "config file is not content", method: "GET", target: "/_headers", want: 404},
@@ -231,15 +252,16 @@ func TestCSPIsStrict(t *testing.T) {
 	}
 }
 
-// TestLinkRoundTrip creates a link, follows it and reads it back, and checks the three agree.
+// TestLinkRoundTrip creates a link, follows it and reads it back, and checks the three agree. The request names
+// another host, and the link is on the configured origin all the same.
 func TestLinkRoundTrip(t *testing.T) {
 	f := newFixture(t)
-	w := f.do("POST", "http://joinlab.example/api/links", "application/json", sampleState)
+	w := f.do("POST", "http://evil.example/api/links", "application/json", sampleState, "Host", "evil.example")
 	var resp createResponse
 	if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
 		t.Fatal(err)
 	}
-	if !validID(resp.ID) || resp.URL != "http://joinlab.example/s/"+resp.ID {
+	if !validID(resp.ID) || resp.URL != testOrigin+"/s/"+resp.ID {
 		t.Fatalf("answer %+v", resp)
 	}
 	want, _ := share.ParseJSON([]byte(sampleState))
@@ -369,7 +391,7 @@ func TestLinksSurviveRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return store, newHandler(store, nil)
+		return store, newHandler(store, store, nil, testOrigin)
 	}
 	store, h := open()
 	r := httptest.NewRequest("POST", "/api/links", strings.NewReader(sampleState))
@@ -404,5 +426,37 @@ func TestRandomIDs(t *testing.T) {
 	}
 	if len(idEncoding.EncodeToString(make([]byte, idBytes)))*6 < 96 {
 		t.Fatal("ids carry fewer than 96 bits")
+	}
+}
+
+func TestParseOrigin(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"https://joinlab.example/", "https://joinlab.example"},
+		{"https://joinlab.example", "https://joinlab.example"},
+		{"", ""},
+		{"joinlab.example", ""},
+		{"ftp://joinlab.example", ""},
+		{"https://joinlab.example/app", ""},
+		{"https://joinlab.example?x", ""},
+		{"https://joinlab.example/#x", ""},
+		{"https://user@joinlab.example", ""},
+		{"https://", ""},
+		{"https://joinlab.example:bad", ""},
+	} {
+		got, err := parseOrigin(tc.in)
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("parseOrigin(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestWellEscaped(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": true, "a=1&b=%20": true, "%41%7a%7A": true, "%": false, "%4": false, "a=%zz": false, "%%41": false, "%4%41": false,
+	} {
+		if got := wellEscaped(s); got != want {
+			t.Errorf("wellEscaped(%q) = %v", s, got)
+		}
 	}
 }

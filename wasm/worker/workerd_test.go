@@ -24,7 +24,10 @@ import (
 // TestWorkerd builds the Worker for js/wasm, runs it in real workerd with `wrangler dev` offline (local KV in a
 // temporary directory) over a small site, and checks what only the real runtime can show: the KV store, the
 // request conversion of syumai/workers, and Workers Static Assets applying the bundle's _headers. It creates a
-// link, follows /s/{id}, reads /api/links/{id}, and checks the static files' types, compression and caching.
+// link, follows /s/{id}, reads /api/links/{id}, and checks the static files' types, compression and caching;
+// then what the JavaScript entry and the Durable Object limiter add: malformed URLs answered 400 with the
+// security headers, links on PUBLIC_ORIGIN whatever the Host header, and a rate limit that holds under a burst
+// of 300 POSTs over 50 connections.
 //
 // It needs wrangler from `npm ci`, which `go run mage.go test` runs when node_modules is missing. Without it the
 // test skips, except in CI (CI set), where it fails.
@@ -128,6 +131,19 @@ func TestWorkerd(t *testing.T) {
 	resp, data = do("POST", "/api/links", state, "Content-Type", "application/json")
 	expect(resp, data, http.StatusOK) // the same state shares its link
 
+	// The link is on PUBLIC_ORIGIN (here the dev server's URL, which web/deploy passes), whatever Host says. A
+	// client of its own, so that the rate limit below counts as before.
+	resp, data = rawRequest(t, dev.URL, "POST", "/api/links", "Host: evil.example", "CF-Connecting-IP: 192.0.2.1",
+		"Content-Type: application/json", "Content-Length: 2", "", "{}")
+	checkOrigin(t, resp, data, dev.URL)
+
+	// Malformed URLs: the JavaScript entry answers them before Go's url.Parse can refuse them, or the handler
+	// does (the query, which url.Parse leaves alone).
+	for _, target := range malformedTargets {
+		resp, data := rawRequest(t, dev.URL, "GET", target)
+		checkMalformed(t, "GET "+target, resp, data)
+	}
+
 	resp, data = do("GET", "/s/"+created.ID, "")
 	expect(resp, data, http.StatusFound)
 	frag, ok := strings.CutPrefix(resp.Header.Get("Location"), "/#")
@@ -193,5 +209,24 @@ func TestWorkerd(t *testing.T) {
 	}
 	if limited.Header.Get("Retry-After") == "" {
 		t.Error("429 without Retry-After")
+	}
+
+	// The rate limit under a burst from a new client: its counters are Durable Objects, atomic, so however
+	// many requests are in flight no more than the limit are created. Windows are fixed and aligned to the
+	// clock; a burst that straddles a boundary may create up to the limit in each window it touches. In one
+	// window exactly the limit must be created, less the requests wrangler dev's proxy lost (a lost answer may
+	// have been a creation: see burst).
+	burstStart := time.Now()
+	res := burst(t, dev.URL, "192.0.2.2", 1000, burstPosts, burstConns, true)
+	windows := int(time.Now().Truncate(rateWindow).Sub(burstStart.Truncate(rateWindow))/rateWindow) + 1
+	counts := res.counts
+	made, again, refused := counts[http.StatusCreated], counts[http.StatusOK], counts[http.StatusTooManyRequests]
+	t.Logf("burst of %d POSTs over %d connections in %v: %v, %d resent after wrangler dev's proxy lost them",
+		burstPosts, burstConns, time.Since(burstStart).Round(time.Millisecond), counts, res.lost)
+	if made+again+refused != burstPosts || again > res.lost || made < 1 || made > windows*linksPerWindow ||
+		(windows == 1 && made < linksPerWindow-res.lost) {
+		t.Fatalf("answers by status %v over %d rate window(s), %d lost by the dev proxy; want at most %d × 201 "+
+			"(in one window at least %d less those lost), the rest 429 (or 200 for a resent creation)",
+			counts, windows, res.lost, windows*linksPerWindow, linksPerWindow)
 	}
 }

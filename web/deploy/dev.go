@@ -23,6 +23,9 @@ const (
 	stopGrace = 5 * time.Second
 )
 
+// OriginVar is the Worker's var holding its public origin (wasm/worker reads it; wrangler.jsonc sets it).
+const OriginVar = "PUBLIC_ORIGIN"
+
 // OfflineEnv keeps wrangler from reaching the network: no usage metrics, no request.cf data fetched.
 var OfflineEnv = []string{"WRANGLER_SEND_METRICS=false", "CLOUDFLARE_CF_FETCH_ENABLED=false"}
 
@@ -32,7 +35,10 @@ type DevOptions struct {
 	Config    string // wrangler config file
 	Port      int    // 0: a free port
 	PersistTo string // local KV and cache state; "": wrangler's default (.wrangler/state beside the config)
-	Log       io.Writer
+	// PublicOrigin overrides the Worker's PUBLIC_ORIGIN var, the origin of the links it hands out; "": the
+	// dev server's own URL, http://127.0.0.1:PORT.
+	PublicOrigin string
+	Log          io.Writer
 }
 
 // Dev is a running `wrangler dev`, in its own process group so that Stop also ends workerd, which wrangler
@@ -55,8 +61,15 @@ func StartDev(ctx context.Context, o DevOptions) (*Dev, error) {
 	if err != nil {
 		return nil, err
 	}
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	origin := o.PublicOrigin
+	if origin == "" {
+		origin = url
+	}
 	args := []string{"dev", "--config", o.Config, "--ip", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--inspector-port", strconv.Itoa(inspector), "--show-interactive-dev-session=false"}
+		"--inspector-port", strconv.Itoa(inspector), "--show-interactive-dev-session=false",
+		// --var splits at the first colon only.
+		"--var", OriginVar + ":" + origin}
 	if o.PersistTo != "" {
 		args = append(args, "--persist-to", o.PersistTo)
 	}
@@ -68,7 +81,7 @@ func StartDev(ctx context.Context, o DevOptions) (*Dev, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("deploy: start wrangler dev: %w", err)
 	}
-	d := &Dev{URL: "http://127.0.0.1:" + strconv.Itoa(port), cmd: cmd}
+	d := &Dev{URL: url, cmd: cmd}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(readyTimeout)

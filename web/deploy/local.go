@@ -23,7 +23,9 @@ type LocalOptions struct {
 	Root    string // module root, where node_modules and ConfigFile are
 	SiteDir string // a built site to serve as the Worker's static assets (web/site's Build, or any small one)
 	Dir     string // scratch directory: Dir/worker (the build), Dir/wrangler.jsonc, Dir/state (local KV)
-	Log     io.Writer
+	// PublicOrigin is the Worker's PUBLIC_ORIGIN; "": the address wrangler dev listens on.
+	PublicOrigin string
+	Log          io.Writer
 }
 
 // Local is a scratch Worker running in `wrangler dev`: its address, and the bundle of the site it serves.
@@ -52,7 +54,8 @@ func StartLocal(ctx context.Context, o LocalOptions) (*Local, error) {
 	if err := os.WriteFile(config, cfg, 0o644); err != nil {
 		return nil, fmt.Errorf("deploy: %w", err)
 	}
-	dev, err := StartDev(ctx, DevOptions{Root: o.Root, Config: config, PersistTo: filepath.Join(o.Dir, "state"), Log: o.Log})
+	dev, err := StartDev(ctx, DevOptions{Root: o.Root, Config: config, PersistTo: filepath.Join(o.Dir, "state"),
+		PublicOrigin: o.PublicOrigin, Log: o.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +64,8 @@ func StartLocal(ctx context.Context, o LocalOptions) (*Local, error) {
 
 // LocalConfig returns the module's ConfigFile, read as JSON with comments, with the Worker's main module and
 // its static assets moved to the build in workerDir (an absolute path, so the file may live anywhere).
-// Everything else — compatibility date and flags, KV bindings, not-found handling — stays as committed.
+// Everything else — compatibility date and flags, KV and Durable Object bindings, migrations, vars, not-found
+// handling — stays as committed.
 func LocalConfig(root, workerDir string) ([]byte, error) {
 	src, err := os.ReadFile(filepath.Join(root, ConfigFile))
 	if err != nil {
@@ -80,7 +84,7 @@ func LocalConfig(root, workerDir string) ([]byte, error) {
 		return nil, fmt.Errorf("deploy: %s has no \"assets\" object", ConfigFile)
 	}
 	assets["directory"] = filepath.Join(abs, "site")
-	cfg["main"] = filepath.Join(abs, "worker.mjs")
+	cfg["main"] = filepath.Join(abs, EntryModule)
 	// The schema is named relative to the module root, where the copy does not live; wrangler does not need it.
 	delete(cfg, "$schema")
 	return json.MarshalIndent(cfg, "", "  ")

@@ -44,15 +44,24 @@ func TestLocalConfig(t *testing.T) {
 		Assets            struct {
 			Directory        string `json:"directory"`
 			NotFoundHandling string `json:"not_found_handling"`
+			Binding          string `json:"binding"`
+			RunWorkerFirst   bool   `json:"run_worker_first"`
 		} `json:"assets"`
 		KV []struct {
 			Binding string `json:"binding"`
 		} `json:"kv_namespaces"`
+		DurableObjects struct {
+			Bindings []struct {
+				Name      string `json:"name"`
+				ClassName string `json:"class_name"`
+			} `json:"bindings"`
+		} `json:"durable_objects"`
+		Vars map[string]string `json:"vars"`
 	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if cfg.Main != filepath.Join(dir, "worker.mjs") || cfg.Assets.Directory != filepath.Join(dir, "site") {
+	if cfg.Main != filepath.Join(dir, EntryModule) || cfg.Assets.Directory != filepath.Join(dir, "site") {
 		t.Errorf("main %q, assets %q: want them in %s", cfg.Main, cfg.Assets.Directory, dir)
 	}
 	if cfg.Schema != nil {
@@ -64,5 +73,18 @@ func TestLocalConfig(t *testing.T) {
 	}
 	if len(cfg.KV) != 1 || cfg.KV[0].Binding != "KV" {
 		t.Errorf("KV namespaces %+v, want the one bound as KV", cfg.KV)
+	}
+	if cfg.Assets.Binding != "ASSETS" || !cfg.Assets.RunWorkerFirst {
+		t.Errorf("assets binding %q, run_worker_first %v: %s checks every URL first and fetches files from ASSETS",
+			cfg.Assets.Binding, cfg.Assets.RunWorkerFirst, EntryModule)
+	}
+	if b := cfg.DurableObjects.Bindings; len(b) != 1 || b[0].Name != "LINK_LIMITER" || b[0].ClassName != "LinkLimiter" {
+		t.Errorf("Durable Object bindings %+v, want LINK_LIMITER of class LinkLimiter", b)
+	}
+	if !strings.Contains(string(entryModule), "export class LinkLimiter ") {
+		t.Errorf("%s exports no LinkLimiter class", EntryModule)
+	}
+	if cfg.Vars[OriginVar] == "" {
+		t.Errorf("vars %v: no %s", cfg.Vars, OriginVar)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -19,14 +20,18 @@ var bucket = []byte("joinlab")
 const boltOpenTimeout = 2 * time.Second
 
 // Bolt is a Store in a bbolt database file. Each value is stored behind an 8-byte big-endian expiry in Unix
-// nanoseconds (0: never); expired values read as missing and are deleted when next written over. Every Put is a
-// committed, fsynced transaction, so a value survives a crash once Put returns.
+// nanoseconds (0: never); expired values read as missing and are deleted when next written over. Every Put and
+// Take is a committed, fsynced transaction, so a value survives a crash once the call returns. bbolt runs one
+// writing transaction at a time, which is what makes Take atomic; its cost is an fsync per call.
 type Bolt struct {
 	db  *bolt.DB
 	now func() time.Time // a test knob: the clock that decides expiry
 }
 
-var _ Store = (*Bolt)(nil)
+var (
+	_ Store   = (*Bolt)(nil)
+	_ Limiter = (*Bolt)(nil)
+)
 
 // OpenBolt opens (creating if needed) the database file at path. Close releases it.
 func OpenBolt(path string) (*Bolt, error) {
@@ -52,15 +57,12 @@ func (b *Bolt) Close() error { return b.db.Close() }
 func (b *Bolt) Get(_ context.Context, key string) ([]byte, error) {
 	var value []byte
 	err := b.db.View(func(tx *bolt.Tx) error {
-		raw := tx.Bucket(bucket).Get([]byte(key))
-		if len(raw) < 8 {
-			return ErrNotFound
-		}
-		if exp := int64(binary.BigEndian.Uint64(raw)); exp != 0 && b.now().UnixNano() >= exp {
+		raw, ok := b.live(tx.Bucket(bucket).Get([]byte(key)))
+		if !ok {
 			return ErrNotFound
 		}
 		// raw is valid only inside the transaction.
-		value = append([]byte(nil), raw[8:]...)
+		value = append([]byte(nil), raw...)
 		return nil
 	})
 	if err != nil && err != ErrNotFound {
@@ -71,13 +73,7 @@ func (b *Bolt) Get(_ context.Context, key string) ([]byte, error) {
 
 // Put implements Store.
 func (b *Bolt) Put(_ context.Context, key string, value []byte, ttl time.Duration) error {
-	var exp int64
-	if ttl = roundTTL(ttl); ttl > 0 {
-		exp = b.now().Add(ttl).UnixNano()
-	}
-	raw := make([]byte, 8+len(value))
-	binary.BigEndian.PutUint64(raw, uint64(exp))
-	copy(raw[8:], value)
+	raw := encode(b.expiry(ttl), value)
 	err := b.db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucket).Put([]byte(key), raw)
 	})
@@ -85,4 +81,55 @@ func (b *Bolt) Put(_ context.Context, key string, value []byte, ttl time.Duratio
 		return fmt.Errorf("linkstore: put %s: %w", key, err)
 	}
 	return nil
+}
+
+// Take implements Limiter: the read, the check and the increment are one writing transaction. The counter is
+// a decimal number; it keeps the expiry of the Take that created it.
+func (b *Bolt) Take(_ context.Context, key string, limit int, ttl time.Duration) (bool, error) {
+	taken := false
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucket)
+		n, exp := 0, b.expiry(ttl)
+		if raw := bk.Get([]byte(key)); raw != nil {
+			if v, ok := b.live(raw); ok {
+				n, _ = strconv.Atoi(string(v)) // an unreadable counter restarts at 0
+				exp = int64(binary.BigEndian.Uint64(raw))
+			}
+		}
+		if n >= limit {
+			return nil
+		}
+		taken = true
+		return bk.Put([]byte(key), encode(exp, []byte(strconv.Itoa(n+1))))
+	})
+	if err != nil {
+		return false, fmt.Errorf("linkstore: take %s: %w", key, err)
+	}
+	return taken, nil
+}
+
+// expiry is the stored expiry of a value put now with ttl.
+func (b *Bolt) expiry(ttl time.Duration) int64 {
+	if ttl = roundTTL(ttl); ttl > 0 {
+		return b.now().Add(ttl).UnixNano()
+	}
+	return 0
+}
+
+// live returns the value in a stored record and whether it is there and unexpired.
+func (b *Bolt) live(raw []byte) ([]byte, bool) {
+	if len(raw) < 8 {
+		return nil, false
+	}
+	if exp := int64(binary.BigEndian.Uint64(raw)); exp != 0 && b.now().UnixNano() >= exp {
+		return nil, false
+	}
+	return raw[8:], true
+}
+
+func encode(exp int64, value []byte) []byte {
+	raw := make([]byte, 8+len(value))
+	binary.BigEndian.PutUint64(raw, uint64(exp))
+	copy(raw[8:], value)
+	return raw
 }
