@@ -27,6 +27,10 @@ type OktaParams struct {
 	// BurstFraction of blocks put all their rows on one timestamp: ties a cursor must get through.
 	TieRows       float64
 	BurstFraction float64
+	// Storm makes one full block, placed by the seed, a burst whatever BurstFraction draws: a login storm of
+	// blockRows rows on one timestamp, which no time window can split. A small table has too few blocks for
+	// BurstFraction alone to be sure of one.
+	Storm bool
 	// End is the newest timestamp; Span the time the table covers.
 	End  time.Time
 	Span time.Duration
@@ -52,6 +56,7 @@ type OktaLogs struct {
 	ticksPerBlock int64
 	tickNs        int64
 	endNs         int64
+	stormBlock    int64 // the block Storm makes a burst; -1: none
 	generated     atomic.Int64
 	hotOnce       sync.Once
 	hotLogins     []string
@@ -63,9 +68,13 @@ func NewOktaLogs(p OktaParams) (*OktaLogs, error) {
 	if p.Rows < 0 || p.Users < 1 || p.TieRows < 1 || p.Span <= 0 {
 		return nil, fmt.Errorf("dataset: OktaSystemLogs: bad parameters (rows %d, users %d, ties %g, span %s)", p.Rows, p.Users, p.TieRows, p.Span)
 	}
-	t := &OktaLogs{p: p, endNs: p.End.UnixNano()}
+	t := &OktaLogs{p: p, endNs: p.End.UnixNano(), stormBlock: -1}
 	t.ticksPerBlock = max(1, int64(blockRows/p.TieRows))
 	blocks := (p.Rows + blockRows - 1) / blockRows
+	if p.Storm && blocks > 0 {
+		// A full block when there is one, so the storm holds blockRows rows (the last block may be short).
+		t.stormBlock = int64(mix(p.Seed^stormSalt) % uint64(max(1, p.Rows/blockRows)))
+	}
 	t.tickNs = max(1, int64(p.Span)/max(1, blocks*t.ticksPerBlock))
 	return t, nil
 }
@@ -114,12 +123,15 @@ type blockShape struct {
 
 func (t *OktaLogs) shape(k int64) blockShape {
 	h := mix(t.p.Seed ^ uint64(k)*0x9e3779b97f4a7c15)
-	if unit(h) < t.p.BurstFraction {
+	if unit(h) < t.p.BurstFraction || k == t.stormBlock {
 		return blockShape{k: k, burst: true, off: int64(mix(h) % uint64(t.ticksPerBlock))}
 	}
 	e := math.Exp(math.Log(1.0/3) + unit(mix(h))*math.Log(9)) // warp exponent in [1/3, 3]
 	return blockShape{k: k, e: e}
 }
+
+// stormSalt separates the storm's placement from the blocks' own hashes of the seed.
+const stormSalt = 0x5f0e7a11c0ffee01
 
 // tickIn is the tick of position pos, which lies in block s.k.
 func (t *OktaLogs) tickIn(s blockShape, pos int64) int64 {

@@ -132,3 +132,52 @@ func BenchmarkOktaSeekPage(b *testing.B) {
 		}
 	}
 }
+
+// TestOktaStorm: Storm puts one full block on one timestamp for any seed, and the day's successful sign-ins in
+// it alone exceed Okta's 1,000-row cap (okta-crowdstrike-small's filter), so no time window can hold them; the
+// rest of the table is the one without a storm.
+func TestOktaStorm(t *testing.T) {
+	const oktaMaxRows = 1000
+	for seed := uint64(1); seed <= 8; seed++ {
+		p := DefaultOkta
+		p.Rows, p.Users, p.Seed = 20_000, 2_000, seed
+		plain, err := NewOktaLogs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Storm = true
+		tab, err := NewOktaLogs(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var storm *group
+		for pos := int64(0); pos < p.Rows; {
+			g := tab.groupAt(pos)
+			if g.hi-g.lo == blockRows {
+				c := *g
+				storm = &c
+			} else if want := plain.groupAt(pos); want.lo != g.lo || want.hi != g.hi || want.tick != g.tick {
+				t.Fatalf("seed %d: the group at %d moved outside the storm: [%d, %d) tick %d, want [%d, %d) tick %d",
+					seed, pos, g.lo, g.hi, g.tick, want.lo, want.hi, want.tick)
+			}
+			pos = g.hi
+		}
+		if storm == nil {
+			t.Fatalf("seed %d: no tie group of %d rows", seed, blockRows)
+		}
+		ts := column.Value{Type: column.DateTime, Int: tab.endNs - storm.tick*tab.tickNs}
+		str := func(s string) column.Value { return column.Value{Type: column.String, Str: s} }
+		b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, Limit: blockRows, Where: connector.And{
+			connector.Compare{Column: "published", Op: "==", Value: ts},
+			connector.Compare{Column: "eventType", Op: "==", Value: str("user.session.start")},
+			connector.Compare{Column: "outcome.result", Op: "==", Value: str("SUCCESS")},
+		}}, blockRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("seed %d: storm at %s, %d successful sign-ins of %d rows", seed, connector.Literal(ts), b.N, blockRows)
+		if b.N <= oktaMaxRows {
+			t.Errorf("seed %d: %d successful sign-ins on the storm's timestamp, want more than Okta's %d-row cap", seed, b.N, oktaMaxRows)
+		}
+	}
+}

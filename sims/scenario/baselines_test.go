@@ -38,9 +38,8 @@ func notThrottling(t *testing.T, strategy string, err error) {
 // knobs (Okta's 120 requests a minute included) and checks that it goes wrong the way docs/paged.md says,
 // never by stopping on a throttle: fetch-all hits the response cap, distinct-key pages break the global order,
 // the `<` cursor loses the rows tied with a page's last one, the `<=` cursor stalls on a tie group larger than
-// a page. No window of this data exceeds Okta's 1,000-row cap (its largest tie group is 120 rows), so the
-// time windows answer right, at the cost that makes them a baseline: hundreds of times the paged join's
-// requests.
+// a page, and the time windows meet the scenario's login storm: more than Okta's 1,000-row cap on one
+// timestamp, which no window can split. The paged join gets through the storm with the hash join's rows.
 func TestBaselinesFailForTheirOwnReasons(t *testing.T) {
 	const sc = "okta-crowdstrike-small"
 	want, wantFirst, paged, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("paged"))
@@ -51,6 +50,14 @@ func TestBaselinesFailForTheirOwnReasons(t *testing.T) {
 		t.Fatal("the paged join's rows are out of order")
 	}
 	multiset := func(rows []string) string { return fmt.Sprint(slices.Sorted(slices.Values(rows))) }
+	t.Logf("paged: %d rows, %d requests, %.0f virtual ms", len(want), paged.Requests, paged.VirtualTotal)
+	hash, _, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("hash"))
+	if err != nil {
+		t.Fatalf("hash: %v", err)
+	}
+	if multiset(hash) != multiset(want) {
+		t.Fatalf("the paged join's %d rows are not the hash join's %d", len(want), len(hash))
+	}
 
 	t.Run("broadcast", func(t *testing.T) {
 		_, _, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("broadcast"))
@@ -61,17 +68,14 @@ func TestBaselinesFailForTheirOwnReasons(t *testing.T) {
 		}
 	})
 	t.Run("timewindow", func(t *testing.T) {
-		rows, _, st, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("timewindow"))
+		_, _, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("timewindow"))
 		notThrottling(t, "timewindow", err)
-		if err != nil {
-			t.Fatal(err)
+		var big *connector.ResultTooLargeError
+		// The storm's rows share one timestamp (TestOktaStorm, sims/dataset), so no width of window holds them.
+		if !errors.As(err, &big) || big.MaxRows != 1000 || !strings.Contains(err.Error(), "window (") {
+			t.Fatalf("got %v, want a window named over the 1,000-row response cap", err)
 		}
-		if fmt.Sprint(rows) != fmt.Sprint(want) {
-			t.Errorf("%d rows, want the paged join's %d in its order", len(rows), len(want))
-		}
-		if st.Requests < 100*paged.Requests {
-			t.Errorf("%d requests against the paged join's %d: want the windows' cost, 100× at least", st.Requests, paged.Requests)
-		}
+		t.Log(err)
 	})
 	t.Run("distinctkeys", func(t *testing.T) {
 		rows, first, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("distinctkeys"))

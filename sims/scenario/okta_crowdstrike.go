@@ -19,12 +19,12 @@ import (
 // behind Okta's own API, small enough that every strategy and baseline runs.
 func init() {
 	Register(oktaCrowdStrike("okta-crowdstrike", "Okta sign-ins (70 billion rows, Sentinel caps) ⋈ CrowdStrike detections",
-		"sentinel", 70e9, 200_000, 100_000))
+		"sentinel", 70e9, 200_000, 100_000, 0))
 	Register(oktaCrowdStrike("okta-crowdstrike-small", "Okta sign-ins ⋈ CrowdStrike detections behind throttled APIs (small)",
-		"okta", 20_000, 2_000, 2_000))
+		"okta", 20_000, 2_000, 2_000, 1))
 }
 
-func oktaCrowdStrike(name, title, oktaProfile string, rows, users, detections float64) *Scenario {
+func oktaCrowdStrike(name, title, oktaProfile string, rows, users, detections, storm float64) *Scenario {
 	return &Scenario{
 		Name:  name,
 		Title: title,
@@ -43,6 +43,7 @@ func oktaCrowdStrike(name, title, oktaProfile string, rows, users, detections fl
 			{Name: "users", Help: "distinct users", Default: users, Min: 1, Max: 1e6},
 			{Name: "skew", Help: "Zipf exponent of user activity", Default: 1.2, Min: 1.01, Max: 4},
 			{Name: "ties", Help: "mean Okta rows sharing one timestamp", Default: 4, Min: 1, Max: 4096},
+			{Name: "storm", Help: "1: a login storm, 4,096 Okta rows on one timestamp (placed by the seed); 0: none", Default: storm, Min: 0, Max: 1},
 			{Name: "transient_rate", Help: "fraction of requests failing with a 503", Default: 0, Min: 0, Max: 0.9},
 			{Name: "truncate_rate", Help: "fraction of pages cut short", Default: 0, Min: 0, Max: 0.9},
 		}, append(profileKnobs("okta", "OktaSystemLogs", mustProfile(oktaProfile)),
@@ -66,6 +67,7 @@ func oktaCrowdStrikeSources(oktaProfile string, seed uint64, k map[string]float6
 	clk := clock.New()
 	p := dataset.DefaultOkta
 	p.Rows, p.Users, p.Skew, p.TieRows, p.Seed = int64(k["okta_rows"]), int(k["users"]), k["skew"], k["ties"], seed
+	p.Storm = k["storm"] != 0
 	okta, err := dataset.NewOktaLogs(p)
 	if err != nil {
 		return nil, err
