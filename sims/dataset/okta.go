@@ -27,9 +27,9 @@ type OktaParams struct {
 	// BurstFraction of blocks put all their rows on one timestamp: ties a cursor must get through.
 	TieRows       float64
 	BurstFraction float64
-	// Storm makes one full block, placed by the seed, a burst whatever BurstFraction draws: a login storm of
-	// blockRows rows on one timestamp, which no time window can split. A small table has too few blocks for
-	// BurstFraction alone to be sure of one.
+	// Storm makes one full block other than the newest, placed by the seed, a burst whatever BurstFraction
+	// draws: a login storm of blockRows rows on one timestamp, which no time window can split. A small table
+	// has too few blocks for BurstFraction alone to be sure of one.
 	Storm bool
 	// End is the newest timestamp; Span the time the table covers.
 	End  time.Time
@@ -71,9 +71,12 @@ func NewOktaLogs(p OktaParams) (*OktaLogs, error) {
 	t := &OktaLogs{p: p, endNs: p.End.UnixNano(), stormBlock: -1}
 	t.ticksPerBlock = max(1, int64(blockRows/p.TieRows))
 	blocks := (p.Rows + blockRows - 1) / blockRows
-	if p.Storm && blocks > 0 {
-		// A full block when there is one, so the storm holds blockRows rows (the last block may be short).
-		t.stormBlock = int64(mix(p.Seed^stormSalt) % uint64(max(1, p.Rows/blockRows)))
+	if full := p.Rows / blockRows; p.Storm && full >= 2 {
+		// A full block (the last may be short), never the newest: the table opens on ordinary traffic and a
+		// reader meets the storm partway.
+		t.stormBlock = 1 + int64(mix(p.Seed^stormSalt)%uint64(full-1))
+	} else if p.Storm && blocks > 0 {
+		t.stormBlock = 0
 	}
 	t.tickNs = max(1, int64(p.Span)/max(1, blocks*t.ticksPerBlock))
 	return t, nil
