@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/sims/clock"
+	"github.com/joinlab/joinlab/sims/profile"
 )
 
 // assetsDir is where the walkthroughs live, from this package's folder.
@@ -223,6 +227,33 @@ func TestLinks(t *testing.T) {
 		name, step, err := ParseLink(c.in)
 		if (err != nil) != c.err || name != c.name || step != c.step {
 			t.Errorf("ParseLink(%q) = %q, %d, %v", c.in, name, step, err)
+		}
+	}
+}
+
+// TestInlineConnectorHasTheProfileDeadline: a table written into a walkthrough behind a connector keeps its
+// profile's query deadline (profile.Profile.Deadline), as the scenarios' and the command line's sources do.
+func TestInlineConnectorHasTheProfileDeadline(t *testing.T) {
+	for _, name := range []string{"teaching", "okta"} {
+		prof, err := profile.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prof.Deadline <= 0 {
+			t.Fatalf("profile %s states no deadline: the test proves nothing", name)
+		}
+		s := &InlineSource{Format: "csv", Lines: []string{"id,v", "1,a", "2,b"}, Connector: &ConnectorSpec{Profile: name, Key: []string{"id"}}}
+		var clk *clock.Virtual
+		src, err := s.open("T", &clk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, ok := src.(*connector.Source)
+		if !ok {
+			t.Fatalf("profile %s: got a %T, want a *connector.Source", name, src)
+		}
+		if got := cs.Options().Retry.Deadline; got != prof.Deadline {
+			t.Errorf("profile %s: deadline %s, want the profile's %s", name, got, prof.Deadline)
 		}
 	}
 }
