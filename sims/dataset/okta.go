@@ -29,7 +29,8 @@ type OktaParams struct {
 	BurstFraction float64
 	// Storm makes one full block other than the newest, placed by the seed, a burst whatever BurstFraction
 	// draws: a login storm of blockRows rows on one timestamp, which no time window can split. A small table
-	// has too few blocks for BurstFraction alone to be sure of one.
+	// has too few blocks for BurstFraction alone to be sure of one; one of fewer than two full blocks
+	// (2·blockRows rows) has no room for a storm and gets none.
 	Storm bool
 	// End is the newest timestamp; Span the time the table covers.
 	End  time.Time
@@ -75,8 +76,6 @@ func NewOktaLogs(p OktaParams) (*OktaLogs, error) {
 		// A full block (the last may be short), never the newest: the table opens on ordinary traffic and a
 		// reader meets the storm partway.
 		t.stormBlock = 1 + int64(mix(p.Seed^stormSalt)%uint64(full-1))
-	} else if p.Storm && blocks > 0 {
-		t.stormBlock = 0
 	}
 	t.tickNs = max(1, int64(p.Span)/max(1, blocks*t.ticksPerBlock))
 	return t, nil

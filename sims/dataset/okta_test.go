@@ -181,3 +181,26 @@ func TestOktaStorm(t *testing.T) {
 		}
 	}
 }
+
+// TestOktaStormNeedsTwoBlocks: a table of fewer than two full blocks has no room for a storm beside its
+// ordinary opening, so Storm leaves it as it is rather than putting the whole table on one timestamp.
+func TestOktaStormNeedsTwoBlocks(t *testing.T) {
+	p := DefaultOkta
+	p.Rows, p.Users = 2*blockRows-1, 2_000
+	plain, err := NewOktaLogs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Storm = true
+	tab, err := NewOktaLogs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pos := int64(0); pos < p.Rows; {
+		g, want := tab.groupAt(pos), plain.groupAt(pos)
+		if g.lo != want.lo || g.hi != want.hi || g.tick != want.tick {
+			t.Fatalf("the group at %d is [%d, %d) tick %d, want the plain table's [%d, %d) tick %d", pos, g.lo, g.hi, g.tick, want.lo, want.hi, want.tick)
+		}
+		pos = g.hi
+	}
+}

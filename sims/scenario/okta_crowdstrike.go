@@ -16,7 +16,8 @@ import (
 // detections behind CrowdStrike's API, each throttled and capped by its profile. The Okta table is a virtual
 // table. okta-crowdstrike is the document's case — 70 billion rows behind Sentinel's caps (500,000 rows or
 // 64 MB per response), which only the paged join can serve; okta-crowdstrike-small is a table of 20,000 rows
-// behind Okta's own API, small enough that every strategy and baseline runs.
+// behind Okta's own API, small enough that every strategy and baseline runs, with a login storm (knob storm)
+// that puts more than Okta's 1,000-row cap on one timestamp after the query's filters.
 func init() {
 	Register(oktaCrowdStrike("okta-crowdstrike", "Okta sign-ins (70 billion rows, Sentinel caps) ⋈ CrowdStrike detections",
 		"sentinel", 70e9, 200_000, 100_000, 0))
@@ -43,7 +44,7 @@ func oktaCrowdStrike(name, title, oktaProfile string, rows, users, detections, s
 			{Name: "users", Help: "distinct users", Default: users, Min: 1, Max: 1e6},
 			{Name: "skew", Help: "Zipf exponent of user activity", Default: 1.2, Min: 1.01, Max: 4},
 			{Name: "ties", Help: "mean Okta rows sharing one timestamp", Default: 4, Min: 1, Max: 4096},
-			{Name: "storm", Help: "1: a login storm, 4,096 Okta rows on one timestamp (placed by the seed); 0: none", Default: storm, Min: 0, Max: 1},
+			{Name: "storm", Help: "1: a login storm, 4,096 Okta rows on one timestamp (placed by the seed; needs okta_rows >= 8192); 0: none", Default: storm, Min: 0, Max: 1},
 			{Name: "transient_rate", Help: "fraction of requests failing with a 503", Default: 0, Min: 0, Max: 0.9},
 			{Name: "truncate_rate", Help: "fraction of pages cut short", Default: 0, Min: 0, Max: 0.9},
 		}, append(profileKnobs("okta", "OktaSystemLogs", mustProfile(oktaProfile)),
