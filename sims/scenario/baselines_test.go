@@ -40,7 +40,7 @@ func notThrottling(t *testing.T, strategy string, err error) {
 // the `<` cursor loses the rows tied with a page's last one, the `<=` cursor stalls on a tie group larger than
 // a page, and the time windows meet the scenario's login storm: more than Okta's 1,000-row cap on one
 // timestamp, which no window can split (with storm=0 they answer right, at hundreds of times the paged join's
-requests: the storm is the reason). The paged join gets through the storm with the hash join's rows.
+// requests: the storm is the reason). The paged join gets through the storm with the hash join's rows.
 func TestBaselinesFailForTheirOwnReasons(t *testing.T) {
 	const sc = "okta-crowdstrike-small"
 	want, wantFirst, paged, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("paged"))
