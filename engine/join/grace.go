@@ -171,6 +171,13 @@ const (
 	graceMaxLevels = 8
 	// graceMapEntryBytes estimates one entry of a Go map of keys (a seen-key set), for accounting.
 	graceMapEntryBytes = 48
+	// graceOutCellBytes bounds what one output cell copies: a string header, the widest (a gather shares the
+	// string's bytes with its input).
+	graceOutCellBytes = 16
+	// graceHotOutDivisor: the hot-key path's output batch takes this fraction of the memory its fixed part
+	// leaves (bounded by one row and outRows). A larger batch only spreads a per-batch cost; a larger block
+	// saves a whole read of the probe side, so blocks get the rest.
+	graceHotOutDivisor = 8
 )
 
 // NewGrace makes a Grace join of left and right under spec, charging env.Budget for what it holds and
@@ -195,12 +202,22 @@ func (g *Grace) Next(ctx context.Context) (*column.Batch, error) {
 	}
 	b, err := g.next(ctx)
 	if err != nil {
-		g.err = fmt.Errorf("grace join: %w", err)
+		if in, ok := err.(inputError); ok {
+			g.err = in.err
+		} else {
+			g.err = fmt.Errorf("grace join: %w", err)
+		}
 		g.finish()
 		return nil, g.err
 	}
 	return b, nil
 }
+
+// inputError is an error of one of the join's inputs. Next returns it as it is, since the input names
+// itself: a Grace join over another one fails with one "grace join:" prefix, the inner join's.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
 
 func (g *Grace) next(ctx context.Context) (*column.Batch, error) {
 	if g.store == nil && g.state != graceDone {
@@ -346,7 +363,7 @@ func (g *Grace) sideSchema(s int) column.Schema {
 func (g *Grace) startSide(s int) error {
 	g.side = s
 	g.writers = nil
-	return g.grow("grace join: partition page buffers", int64(g.fanout)*int64(g.pageBytes))
+	return g.grow("partition page buffers", int64(g.fanout)*int64(g.pageBytes))
 }
 
 // partitionStep partitions one batch of the current input, returning the rows with a null key the kind
@@ -355,7 +372,7 @@ func (g *Grace) partitionStep(ctx context.Context) (*column.Batch, error) {
 	s := g.side
 	b, err := g.input(s).Next(ctx)
 	if err != nil {
-		return nil, err
+		return nil, inputError{err}
 	}
 	if b == nil {
 		runs, err := g.finishWriters(0, 0, "")
@@ -503,7 +520,7 @@ func (g *Grace) nextPair(ctx context.Context) error {
 	g.pair, g.pairOut, g.pairBuildLeft = p, 0, buildLeft
 	switch {
 	case !forced && !g.cfg.ForceHot && total <= avail:
-		if err := g.grow("grace join: partition "+p.id, total); err != nil {
+		if err := g.grow("partition "+p.id, total); err != nil {
 			return err
 		}
 		g.pairHeld = total
@@ -514,7 +531,10 @@ func (g *Grace) nextPair(ctx context.Context) error {
 		g.hotKeys++
 		g.env.Details.Add("hot_keys", 1)
 		g.pairHeld = 0
-		g.hot, g.stop = iter.Pull2(g.hotJoin(ctx, p, buildLeft, shrink))
+		if g.spec.Kind == InnerUnique { // its blocks are of the right side (see hotJoin)
+			g.pairBuildLeft = false
+		}
+		g.hot, g.stop = iter.Pull2(g.hotJoin(ctx, p, g.pairBuildLeft, shrink))
 		g.state = graceHotPair
 	default:
 		return g.repartition(ctx, p, need, avail)
@@ -538,7 +558,7 @@ func (g *Grace) repartition(ctx context.Context, p *gracePair, need, avail int64
 	for s := range 2 {
 		r := p.runs[s]
 		held := int64(fanout)*int64(g.pageBytes) + int64(g.pageBytes) + r.MaxPageMem
-		if err := g.grow("grace join: re-partition buffers", held); err != nil {
+		if err := g.grow("re-partition buffers", held); err != nil {
 			return err
 		}
 		g.side = s
