@@ -341,16 +341,29 @@ func (m hotMemory) blockCost(n int, data int64) int64 {
 	return data + int64(n)*per + table
 }
 
-// tooSmall is the error of a pair whose hot-key path cannot run with free bytes free: it names the smallest
-// free memory whose allowance for blocks fits block, the cost of a block of one build row (of the row that
-// did not fit, or of an empty one when the reservation itself failed: then the need is a lower bound).
+// tooSmall is the error of a pair whose hot-key path cannot run with free bytes free, block being the cost of
+// a block of one build row: of the row that did not fit, or of an empty row when the reservation itself
+// failed (then the need is a lower bound).
 func (m hotMemory) tooSmall(free, block int64) error {
 	allowance := func(f int64) int64 { return f - m.fixed - m.outBytes(f) }
 	hi := m.fixed + m.outBase + outRows*m.outRow + block
 	need := int64(sort.Search(int(hi)+1, func(f int) bool { return allowance(int64(f)) >= block }))
-	return fmt.Errorf("hot-key path needs at least %s of free memory (read buffers %s, probe bitmap %s, "+
-		"output from %s, a block of one build row %s) but %s is free", memory.Bytes(need), memory.Bytes(m.readers),
-		memory.Bytes(m.bitmap), memory.Bytes(m.outBase+m.outRow), memory.Bytes(block), memory.Bytes(free))
+	return &hotMemoryError{Need: need, Free: free, Readers: m.readers, Bitmap: m.bitmap, Output: m.outBase + m.outRow,
+		Block: block}
+}
+
+// hotMemoryError says that a pair's hot-key path cannot run in the memory left, and the least it needs: Need
+// bytes free, of which the read buffers, the probe bitmap, an output batch of one row and a block of one
+// build row are the parts (the output batch takes more when there is more).
+type hotMemoryError struct {
+	Need, Free                     int64
+	Readers, Bitmap, Output, Block int64
+}
+
+func (e *hotMemoryError) Error() string {
+	return fmt.Sprintf("hot-key path needs at least %s of free memory (read buffers %s, probe bitmap %s, "+
+		"output from %s, a block of one build row %s) but %s is free", memory.Bytes(e.Need), memory.Bytes(e.Readers),
+		memory.Bytes(e.Bitmap), memory.Bytes(e.Output), memory.Bytes(e.Block), memory.Bytes(e.Free))
 }
 
 // rowsBytes is what the first n rows of b, from side s, hold once copied into a block: their bytes and those
