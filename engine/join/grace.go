@@ -43,8 +43,8 @@ import (
 // of its partition (partitioning keeps input order within a partition).
 //
 // Output order: null-key rows as they are read, then pair by pair (each in the hash join's order).
-// Memory: P page buffers while partitioning, then one pair's smaller side and its hash table; everything is
-// grown on the query's budget before it is held. Cost: the textbook 3(N+M) page I/Os — read both inputs,
+// Memory: P page buffers while partitioning, then one pair's smaller side and its hash table, or the hot-key
+// path's reservation and one block (see hotJoin); everything is grown on the query's budget before it is held. Cost: the textbook 3(N+M) page I/Os — read both inputs,
 // write their partitions, read them back — plus 2 more per re-partitioned page and, on the hot-key path, one
 // read of the probe side per build block. The page counts are reported in the run's details.
 type Grace struct {

@@ -32,13 +32,14 @@ import (
 // the I/O of a block nested loop is the product of both sides' pages whichever side is blocked.
 //
 // Memory, in the order it is reserved: two page buffers and two decoded pages (the build page in flight and
-// the probe page), the bitmap (a bit a probe row), and the output batch (hotOutBytes, an eighth of what is
-// left, between one row and outRows); all of it is fixed before a build row is read. A block then takes rows
-// while its exact cost — rows, chain links, marks and the hash table (blockCost) — fits the rest, cutting a
-// page between rows if need be. Nothing is grown while a block is probed, so the join succeeds exactly when
-// every build row fits a block alone: what is left for blocks never shrinks as the budget grows, and a larger
-// budget never fails where a smaller one succeeds. A budget below that minimum fails at once with the
-// minimum. Cost: the probe side is read once per block, plus once for the bitmap pass.
+// the probe page), the bitmap (a bit a probe row), and the output batch (hotMemory.outBytes, an eighth of
+// what is left, between one row and outRows); all of it is fixed before a build row is read. A block then
+// takes rows while its exact cost — rows, chain links, marks and the hash table (blockCost) — fits the rest,
+// cutting a page between rows if need be. Nothing is grown while a block is probed, so the pair's join
+// succeeds exactly when every build row fits a block alone: what is left for blocks never shrinks as the
+// budget grows, and for the same pair and page size a larger budget never fails where a smaller one succeeds. A build row that does not fit a block alone (or a fixed
+// part that does not fit) fails the join with the least free memory it needs (hotMemoryError). Cost: the
+// probe side is read once per block, plus once for the bitmap pass.
 func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrink float64) iter.Seq2[*column.Batch, error] {
 	return func(yield func(*column.Batch, error) bool) {
 		var held int64
