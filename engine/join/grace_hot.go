@@ -100,6 +100,9 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 					if b == nil {
 						break
 					}
+					if b.N == 0 {
+						continue
+					}
 				}
 				take := b.N
 				if g.cfg.HotBlockRows > 0 {
@@ -115,11 +118,12 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 					fail(m.tooSmall(free, m.blockCost(1, g.rowsBytes(b, bi, 1))))
 					return
 				}
+				if take == 0 {
+					carry = b
+					break
+				}
 				if take < b.N {
 					carry = b.Slice(take, b.N)
-				}
-				if take == 0 {
-					break
 				}
 				data += g.rowsBytes(b, bi, take)
 				tab.Append(b.Slice(0, take))
