@@ -154,6 +154,11 @@ const (
 	// graceBufferShare is the share of the available memory the partition page buffers may take while
 	// partitioning; the rest stays for whatever else the query holds at that time.
 	graceBufferShare = 0.25
+	// graceBudgetPages is the least number of pages the budget holds. A pair's readers hold two raw pages and
+	// two decoded ones, and a decoded page can be several times its encoding (8-byte values from 1-byte
+	// varints): pages of a 32nd of the budget leave most of it to the build side even then, where pages of a
+	// quarter (one partition) would not fit next to each other.
+	graceBudgetPages = 32
 	// graceMaxPageBytes caps a page: 64 KiB amortizes a write or read request (one system call each) over
 	// hundreds of rows, and 256 such buffers still take only 16 MiB.
 	graceMaxPageBytes = 64 << 10
@@ -308,14 +313,14 @@ func (g *Grace) start(ctx context.Context) error {
 // GracePartitions is the level-0 partition count and page size for a build side estimated at estBytes and
 // estRows when avail bytes of memory are free: enough partitions that each one's build side and hash table
 // take graceBuildShare of the memory, and pages as large as graceBufferShare of it allows for that many
-// buffers, up to graceMaxPageBytes.
+// buffers, up to a graceBudgetPages-th of the memory and graceMaxPageBytes.
 func GracePartitions(estBytes, estRows float64, avail int64) (partitions, pageBytes int) {
 	need := estBytes + estRows*graceRowOverhead
 	parts := int(math.Ceil(need / (float64(avail) * graceBuildShare)))
 	parts = min(max(parts, 1), graceMaxFanout)
 	buffers := float64(avail) * graceBufferShare
 	parts = max(min(parts, int(buffers/spill.MinPageBytes)), 1)
-	page := min(int(buffers/float64(parts)), graceMaxPageBytes)
+	page := min(int(buffers/float64(parts)), int(avail/graceBudgetPages), graceMaxPageBytes)
 	return parts, max(page, spill.MinPageBytes)
 }
 

@@ -44,7 +44,7 @@ func tryGrace(t *testing.T, spec *Spec, lt, rt *column.Table, limit int64, cfg G
 // TestGraceBudgetMonotone sweeps the memory budget from 1 KiB to far past the inputs' size, for every kind,
 // over skewed inputs (int keys, two keys of which one a string, and real keys against long ones), along the
 // paths the knobs force: every pair on the hot-key path, a split and then the hot-key path, the hot key found
-// by measuring, and the planned partition count and page size. Every run that succeeds must equal the
+// by measuring, and the partition count and page size planned from a right estimate and from none. Every run that succeeds must equal the
 // nested-loop oracle, and once a budget succeeds every larger one must: a larger budget never fails where a
 // smaller one succeeds. The largest budget must succeed.
 func TestGraceBudgetMonotone(t *testing.T) {
@@ -73,6 +73,7 @@ func TestGraceBudgetMonotone(t *testing.T) {
 			{"split-then-hot", GraceConfig{Partitions: 1, PageBytes: 256, ForceLevels: 1, MaxFanout: 2, ForceHot: true}, true},
 			{"measured", GraceConfig{Partitions: 2, PageBytes: 256}, false},
 			{"planned", GraceConfig{EstimatedBuildBytes: est, EstimatedBuildRows: float64(c.left.rows)}, false},
+			{"unplanned", GraceConfig{}, false}, // an estimate of nothing: one partition, pages from the budget
 		}
 		for _, kind := range Kinds {
 			t.Run(fmt.Sprintf("%s-%s/%s/seed=%d", c.left.name, c.right.name, kind, seed), func(t *testing.T) {
