@@ -55,7 +55,7 @@ func TestGraceBudgetMonotone(t *testing.T) {
 			skewed(shape{name: "multikey", keyType: column.String, multiKey: true})},
 		{skewed(shape{name: "realkeys", keyType: column.Long, realKeys: true}), skewed(shape{name: "ints", keyType: column.Long})},
 	}
-	kib := []int64{1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64, 96, 128, 256}
+	kib := []int64{1, 2, 3, 4, 6, 8, 10, 12, 16, 24, 32, 64, 96, 128, 256}
 	if graceSlowTests() { // one shape and fewer steps keep every kind and mode
 		shapes, kib = shapes[:1], []int64{1, 2, 3, 4, 6, 8, 16, 64, 256}
 	}
