@@ -43,8 +43,8 @@ import (
 // of its partition (partitioning keeps input order within a partition).
 //
 // Output order: null-key rows as they are read, then pair by pair (each in the hash join's order).
-// Memory: P page buffers while partitioning, then one pair's smaller side and its hash table; everything is
-// grown on the query's budget before it is held. Cost: the textbook 3(N+M) page I/Os — read both inputs,
+// Memory: P page buffers while partitioning, then one pair's smaller side and its hash table, or the hot-key
+// path's reservation and one block (see hotJoin); everything is grown on the query's budget before it is held. Cost: the textbook 3(N+M) page I/Os — read both inputs,
 // write their partitions, read them back — plus 2 more per re-partitioned page and, on the hot-key path, one
 // read of the probe side per build block. The page counts are reported in the run's details.
 type Grace struct {
@@ -154,6 +154,11 @@ const (
 	// graceBufferShare is the share of the available memory the partition page buffers may take while
 	// partitioning; the rest stays for whatever else the query holds at that time.
 	graceBufferShare = 0.25
+	// graceBudgetPages is the least number of pages the budget holds. A pair's readers hold two raw pages and
+	// two decoded ones, and a decoded page can be several times its encoding (8-byte values from 1-byte
+	// varints): pages of a 32nd of the budget leave most of it to the build side even then, where pages of a
+	// quarter (one partition) would not fit next to each other.
+	graceBudgetPages = 32
 	// graceMaxPageBytes caps a page: 64 KiB amortizes a write or read request (one system call each) over
 	// hundreds of rows, and 256 such buffers still take only 16 MiB.
 	graceMaxPageBytes = 64 << 10
@@ -171,6 +176,13 @@ const (
 	graceMaxLevels = 8
 	// graceMapEntryBytes estimates one entry of a Go map of keys (a seen-key set), for accounting.
 	graceMapEntryBytes = 48
+	// graceOutCellBytes bounds what one output cell copies: a string header, the widest (a gather shares the
+	// string's bytes with its input).
+	graceOutCellBytes = 16
+	// graceHotOutDivisor: the hot-key path's output batch takes this fraction of the memory its fixed part
+	// leaves (bounded by one row and outRows). A larger batch only spreads a per-batch cost; a larger block
+	// saves a whole read of the probe side, so blocks get the rest.
+	graceHotOutDivisor = 8
 )
 
 // NewGrace makes a Grace join of left and right under spec, charging env.Budget for what it holds and
@@ -195,12 +207,22 @@ func (g *Grace) Next(ctx context.Context) (*column.Batch, error) {
 	}
 	b, err := g.next(ctx)
 	if err != nil {
-		g.err = fmt.Errorf("grace join: %w", err)
+		if in, ok := err.(inputError); ok {
+			g.err = in.err
+		} else {
+			g.err = fmt.Errorf("grace join: %w", err)
+		}
 		g.finish()
 		return nil, g.err
 	}
 	return b, nil
 }
+
+// inputError is an error of one of the join's inputs. Next returns it as it is, since the input names
+// itself: a Grace join over another one fails with one "grace join:" prefix, the inner join's.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
 
 func (g *Grace) next(ctx context.Context) (*column.Batch, error) {
 	if g.store == nil && g.state != graceDone {
@@ -289,14 +311,14 @@ func (g *Grace) start(ctx context.Context) error {
 // GracePartitions is the level-0 partition count and page size for a build side estimated at estBytes and
 // estRows when avail bytes of memory are free: enough partitions that each one's build side and hash table
 // take graceBuildShare of the memory, and pages as large as graceBufferShare of it allows for that many
-// buffers, up to graceMaxPageBytes.
+// buffers, up to a graceBudgetPages-th of the memory and graceMaxPageBytes.
 func GracePartitions(estBytes, estRows float64, avail int64) (partitions, pageBytes int) {
 	need := estBytes + estRows*graceRowOverhead
 	parts := int(math.Ceil(need / (float64(avail) * graceBuildShare)))
 	parts = min(max(parts, 1), graceMaxFanout)
 	buffers := float64(avail) * graceBufferShare
 	parts = max(min(parts, int(buffers/spill.MinPageBytes)), 1)
-	page := min(int(buffers/float64(parts)), graceMaxPageBytes)
+	page := min(int(buffers/float64(parts)), int(avail/graceBudgetPages), graceMaxPageBytes)
 	return parts, max(page, spill.MinPageBytes)
 }
 
@@ -344,7 +366,7 @@ func (g *Grace) sideSchema(s int) column.Schema {
 func (g *Grace) startSide(s int) error {
 	g.side = s
 	g.writers = nil
-	return g.grow("grace join: partition page buffers", int64(g.fanout)*int64(g.pageBytes))
+	return g.grow("partition page buffers", int64(g.fanout)*int64(g.pageBytes))
 }
 
 // partitionStep partitions one batch of the current input, returning the rows with a null key the kind
@@ -353,7 +375,7 @@ func (g *Grace) partitionStep(ctx context.Context) (*column.Batch, error) {
 	s := g.side
 	b, err := g.input(s).Next(ctx)
 	if err != nil {
-		return nil, err
+		return nil, inputError{err}
 	}
 	if b == nil {
 		runs, err := g.finishWriters(0, 0, "")
@@ -501,7 +523,7 @@ func (g *Grace) nextPair(ctx context.Context) error {
 	g.pair, g.pairOut, g.pairBuildLeft = p, 0, buildLeft
 	switch {
 	case !forced && !g.cfg.ForceHot && total <= avail:
-		if err := g.grow("grace join: partition "+p.id, total); err != nil {
+		if err := g.grow("partition "+p.id, total); err != nil {
 			return err
 		}
 		g.pairHeld = total
@@ -512,7 +534,10 @@ func (g *Grace) nextPair(ctx context.Context) error {
 		g.hotKeys++
 		g.env.Details.Add("hot_keys", 1)
 		g.pairHeld = 0
-		g.hot, g.stop = iter.Pull2(g.hotJoin(ctx, p, buildLeft, shrink))
+		if g.spec.Kind == InnerUnique { // its blocks are of the right side (see hotJoin)
+			g.pairBuildLeft = false
+		}
+		g.hot, g.stop = iter.Pull2(g.hotJoin(ctx, p, g.pairBuildLeft, shrink))
 		g.state = graceHotPair
 	default:
 		return g.repartition(ctx, p, need, avail)
@@ -536,7 +561,7 @@ func (g *Grace) repartition(ctx context.Context, p *gracePair, need, avail int64
 	for s := range 2 {
 		r := p.runs[s]
 		held := int64(fanout)*int64(g.pageBytes) + int64(g.pageBytes) + r.MaxPageMem
-		if err := g.grow("grace join: re-partition buffers", held); err != nil {
+		if err := g.grow("re-partition buffers", held); err != nil {
 			return err
 		}
 		g.side = s

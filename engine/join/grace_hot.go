@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"sort"
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/spill"
 )
 
@@ -15,7 +17,8 @@ import (
 // split (one or a few keys hold most of its rows): a block nested-loop join in which each block is indexed by
 // a hash table.
 //
-//	for each block of build rows that fits the memory left:
+//	reserve the read buffers, the probe bitmap and the output batch
+//	for each block of build rows that fits what is left:
 //	    index the block by key
 //	    read the whole probe side of the pair: emit pairs, mark matched build rows and, in a bitmap, probe rows
 //	    emit the block's build rows the kind keeps (unmatched, anti: not marked; semi: marked)
@@ -23,21 +26,24 @@ import (
 //
 // Each build row belongs to one block and meets every probe row there, so build-side rows are decided per
 // block; a probe row meets every block, so its fate waits for the bitmap. innerunique keeps the first left row
-// of a key: building on the left, keys indexed by an earlier block are skipped; probing with the left, each
-// pass keeps the first row of a key, the same row every pass. Memory: one block, its table, the bitmap (a bit a
-// probe row) and the seen-key sets, all grown on the budget. Cost: the probe side is read once per block, plus
-// once for the bitmap pass.
+// of a key, so it always blocks the right side and probes with the left: the first left row to find a key in
+// a block takes it (a mark on the key's head row) and later ones skip it, the same row every pass. Blocking
+// the left side instead would need the set of every key of earlier blocks, memory no block bound covers;
+// the I/O of a block nested loop is the product of both sides' pages whichever side is blocked.
+//
+// Memory, in the order it is reserved: two page buffers and two decoded pages (the build page in flight and
+// the probe page), the bitmap (a bit a probe row), and the output batch (hotMemory.outBytes, an eighth of
+// what is left, between one row and outRows); all of it is fixed before a build row is read. A block then
+// takes rows while its exact cost — rows, chain links, marks and the hash table (blockCost) — fits the rest,
+// cutting a page between rows if need be. Nothing is grown while a block is probed, so the pair's join
+// succeeds exactly when every build row fits a block alone: what is left for blocks never shrinks as the
+// budget grows, and for the same pair and page size a larger budget never fails where a smaller one succeeds. A build row that does not fit a block alone (or a fixed
+// part that does not fit) fails the join with the least free memory it needs (hotMemoryError). Cost: the
+// probe side is read once per block, plus once for the bitmap pass.
 func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrink float64) iter.Seq2[*column.Batch, error] {
 	return func(yield func(*column.Batch, error) bool) {
 		var held int64
 		defer func() { g.shrink(held) }()
-		grow := func(what string, n int64) error {
-			if err := g.grow("grace join: hot-key "+what, n); err != nil {
-				return err
-			}
-			held += n
-			return nil
-		}
 		fail := func(err error) { yield(nil, err) }
 
 		bi, pi := 1, 0
@@ -50,8 +56,7 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 		if buildLeft {
 			bs, ps = ls, rs
 		}
-		uniqueBuild := g.spec.Kind == InnerUnique && buildLeft
-		uniqueProbe := g.spec.Kind == InnerUnique && !buildLeft
+		uniqueProbe := g.spec.Kind == InnerUnique // never built on the left (see above)
 		// place puts build rows bidx and probe rows pidx on their sides of the output.
 		place := func(bb *column.Batch, bidx []int32, pb *column.Batch, pidx []int32, n int) *column.Batch {
 			if buildLeft {
@@ -60,28 +65,29 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 			return g.assemble(pb, pidx, bb, bidx, n)
 		}
 
-		if err := grow("read buffers", 2*int64(g.pageBytes)+build.MaxPageMem+probe.MaxPageMem); err != nil {
-			fail(err)
+		m := g.hotMemory(build, probe, pi, ps.unmatched || ps.semi || ps.anti, bs.unmatched || bs.semi || bs.anti || uniqueProbe)
+		free := g.env.Budget.Available()
+		out := m.outBytes(free)
+		if err := g.grow("hot-key read buffers, bitmap and output", m.fixed+out); err != nil {
+			fail(m.tooSmall(free, m.blockCost(1, 0)))
 			return
 		}
+		held += m.fixed + out
+		allowance := free - m.fixed - out
+		maxOut := m.outRows(out)
 		var probeMatched column.Bitmap
-		if ps.unmatched || ps.semi || ps.anti {
-			words := (probe.Rows + 63) / 64
-			if err := grow("probe bitmap", words*8); err != nil {
-				fail(err)
-				return
-			}
-			probeMatched = make(column.Bitmap, words)
+		if m.bitmap > 0 {
+			probeMatched = make(column.Bitmap, m.bitmap/8)
 		}
-		seenBuild := map[string]struct{}{}
+
 		var buf []byte
 		br := spill.NewReader(build, g.codecs[bi])
 		g.traceRead(p, bi)
 		var carry *column.Batch
 		for block := 0; ; block++ {
-			// Load a block: pages of build rows while they fit what the budget has left.
+			// Load a block: build rows while the block's cost fits the allowance, a page or part of one at a time.
 			tab := column.NewTable(g.sideSchema(bi))
-			var blockHeld int64
+			var data int64
 			for {
 				b := carry
 				carry = nil
@@ -94,79 +100,65 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 					if b == nil {
 						break
 					}
+					if b.N == 0 {
+						continue
+					}
 				}
-				cost := b.Bytes() + int64(b.N)*graceRowOverhead
-				full := g.cfg.HotBlockRows > 0 && tab.N+b.N > g.cfg.HotBlockRows
-				if tab.N > 0 && (full || cost > g.env.Budget.Available()) {
+				take := b.N
+				if g.cfg.HotBlockRows > 0 {
+					take = min(take, g.cfg.HotBlockRows-tab.N)
+				}
+				if take > 0 && m.blockCost(tab.N+take, data+g.rowsBytes(b, bi, take)) > allowance {
+					// The largest prefix of the page that still fits.
+					take = sort.Search(take, func(k int) bool {
+						return m.blockCost(tab.N+k+1, data+g.rowsBytes(b, bi, k+1)) > allowance
+					})
+				}
+				if take == 0 && tab.N == 0 {
+					fail(m.tooSmall(free, m.blockCost(1, g.rowsBytes(b, bi, 1))))
+					return
+				}
+				if take == 0 {
 					carry = b
 					break
 				}
-				if err := grow("block", cost); err != nil {
-					fail(fmt.Errorf("a block of one page does not fit: %w", err))
-					return
+				if take < b.N {
+					carry = b.Slice(take, b.N)
 				}
-				blockHeld += cost
-				tab.Append(b)
+				data += g.rowsBytes(b, bi, take)
+				tab.Append(b.Slice(0, take))
 			}
 			if tab.N == 0 {
 				break
 			}
 			n := tab.N
+			blockHeld := m.blockCost(n, data)
+			if err := g.grow("hot-key block", blockHeld); err != nil {
+				fail(err)
+				return
+			}
+			held += blockHeld
 			keys := keyColumns(tab.Batch(), g.sideKeys(bi), g.spec.KeyTypes)
 			next := make([]int32, n)
 			var ints *intTable
-			var strs strTable
-			if intKeyed(g.spec.KeyTypes) {
+			var strs *keyTable
+			if m.intKeys {
 				ints = newIntTable(n)
 			} else {
-				strs = strTable{}
+				strs = newKeyTable(n, keys)
 			}
-			insert := func(i int) {
+			for i := n - 1; i >= 0; i-- { // backwards, so a chain lists its rows in input order
 				if hasNullKey(keys, i) {
 					next[i] = -1
-					return
-				}
-				if uniqueBuild {
-					var s string
-					s, buf = stringKey(keys, i, buf)
-					if _, ok := seenBuild[s]; ok {
-						next[i] = -1
-						return
-					}
+					continue
 				}
 				if ints != nil {
-					if !ints.pushFront(keys[0].Ints[i], int32(i), next, uniqueBuild) {
-						next[i] = -1
-					}
-					return
+					ints.pushFront(keys[0].Ints[i], int32(i), next, false)
+					continue
 				}
 				var s string
 				s, buf = stringKey(keys, i, buf)
-				if !strs.pushFront(s, int32(i), next, uniqueBuild) {
-					next[i] = -1
-				}
-			}
-			if uniqueBuild { // the first row of a key wins, so insert forwards
-				for i := 0; i < n; i++ {
-					insert(i)
-				}
-				for i := 0; i < n; i++ {
-					if !hasNullKey(keys, i) {
-						var s string
-						s, buf = stringKey(keys, i, buf)
-						if _, ok := seenBuild[s]; !ok {
-							if err := grow("seen keys", graceMapEntryBytes+int64(len(s))); err != nil {
-								fail(err)
-								return
-							}
-							seenBuild[s] = struct{}{}
-						}
-					}
-				}
-			} else {
-				for i := n - 1; i >= 0; i-- {
-					insert(i)
-				}
+				strs.pushFront(s, int32(i), next, false)
 			}
 			lookup := func(pk []*column.Vector, i int) int32 {
 				if hasNullKey(pk, i) {
@@ -177,25 +169,20 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 				}
 				var s string
 				s, buf = stringKey(pk, i, buf)
-				return strs.lookup(s)
+				return strs.find(s) &^ chainMore
 			}
 			if block == 0 {
-				g.traceHotKey(p, tab, keys, next, shrink)
+				g.traceHotKey(p, tab, keys, next, lookup, shrink)
 			}
-			var matchedB []bool
-			if bs.unmatched || bs.semi || bs.anti {
-				if err := grow("build marks", int64(n)); err != nil {
-					fail(err)
-					return
-				}
-				blockHeld += int64(n)
-				matchedB = make([]bool, n)
+			// marked is, per build row, matched (outer, semi, anti) or, for innerunique, its key taken by a left row.
+			var marked []bool
+			if m.marks {
+				marked = make([]bool, n)
 			}
 
 			// Stream the probe side past the block.
 			pr := spill.NewReader(probe, g.codecs[pi])
 			g.traceRead(p, pi)
-			seenProbe := map[string]struct{}{}
 			ord := 0
 			for {
 				if err := ctx.Err(); err != nil {
@@ -213,39 +200,32 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 				pkeys := keyColumns(pb, g.sideKeys(pi), g.spec.KeyTypes)
 				var pidx, bidx []int32
 				for i := 0; i < pb.N; i++ {
-					if uniqueProbe && !hasNullKey(pkeys, i) {
-						var s string
-						s, buf = stringKey(pkeys, i, buf)
-						if _, ok := seenProbe[s]; ok {
-							continue
-						}
-						if err := grow("seen keys", graceMapEntryBytes+int64(len(s))); err != nil {
-							fail(err)
-							return
-						}
-						blockHeld += graceMapEntryBytes + int64(len(s))
-						seenProbe[s] = struct{}{}
-					}
 					head := lookup(pkeys, i)
 					if head < 0 {
 						continue
+					}
+					if uniqueProbe {
+						if marked[head] {
+							continue
+						}
+						marked[head] = true
 					}
 					if probeMatched != nil {
 						probeMatched.Set(ord + i)
 					}
 					for r := head; r >= 0; r = next[r] {
-						if matchedB != nil {
-							matchedB[r] = true
+						if marked != nil {
+							marked[r] = true
 						}
 						if !ps.pairs {
 							continue
 						}
 						pidx, bidx = append(pidx, int32(i)), append(bidx, r)
-						if len(pidx) >= outRows {
+						if len(pidx) >= maxOut {
 							if !yield(place(tab.Batch(), bidx, pb, pidx, len(pidx)), nil) {
 								return
 							}
-							pidx, bidx = nil, nil
+							pidx, bidx = pidx[:0], bidx[:0]
 						}
 					}
 				}
@@ -255,17 +235,17 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 				ord += pb.N
 			}
 			// The block's build rows the kind keeps.
-			if matchedB != nil {
+			if bs.unmatched || bs.semi || bs.anti {
 				want := bs.semi
 				var bidx []int32
 				for r := 0; r <= n; r++ {
-					if r == n || len(bidx) >= outRows {
+					if r == n || len(bidx) >= maxOut {
 						if len(bidx) > 0 && !yield(place(tab.Batch(), bidx, nil, nil, len(bidx)), nil) {
 							return
 						}
-						bidx = nil
+						bidx = bidx[:0]
 					}
-					if r < n && matchedB[r] == want {
+					if r < n && marked[r] == want {
 						bidx = append(bidx, int32(r))
 					}
 				}
@@ -292,35 +272,136 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 				return
 			}
 			var pidx []int32
-			for i := 0; i < pb.N; i++ {
-				if probeMatched.Get(ord+i) == want {
+			for i := 0; i <= pb.N; i++ {
+				if i == pb.N || len(pidx) >= maxOut {
+					if len(pidx) > 0 && !yield(place(nil, nil, pb, pidx, len(pidx)), nil) {
+						return
+					}
+					pidx = pidx[:0]
+				}
+				if i < pb.N && probeMatched.Get(ord+i) == want {
 					pidx = append(pidx, int32(i))
 				}
 			}
 			ord += pb.N
-			if len(pidx) > 0 && !yield(place(nil, nil, pb, pidx, len(pidx)), nil) {
-				return
-			}
 		}
 	}
 }
 
-// traceHotKey reports the most frequent key of a hot pair's first block.
-func (g *Grace) traceHotKey(p *gracePair, tab *column.Table, keys []*column.Vector, next []int32, shrink float64) {
-	// Chains are disjoint, so a row's chain length from itself counts the rows after it; the longest chain
-	// starts at the first row of the most frequent key.
-	depth := make([]int32, len(next))
-	best, bestRow := int32(0), -1
-	for i := len(next) - 1; i >= 0; i-- {
-		if hasNullKey(keys, i) {
+// hotMemory is the memory plan of one hot pair: what is reserved before any build row is read, and what a
+// block of build rows costs.
+type hotMemory struct {
+	readers, bitmap int64 // page buffers and decoded pages (see hotMemory); the probe bitmap
+	fixed           int64 // readers + bitmap
+	outRow, outBase int64 // an output row's bytes, and a batch's own (a null-bitmap word a column)
+	marks           bool  // a mark a build row
+	intKeys         bool  // an intTable indexes the blocks, else a keyTable
+}
+
+// hotMemory plans a pair's hot-key path building on build and probing with probe, side pi: the readers hold
+// a page buffer and a decoded page each, plus the probe page's keys converted to the compared type when they
+// need converting (as large as the decoded page for a number; about that for text).
+func (g *Grace) hotMemory(build, probe spill.Run, pi int, bitmap, marks bool) hotMemory {
+	m := hotMemory{readers: 2*int64(g.pageBytes) + build.MaxPageMem + probe.MaxPageMem, marks: marks,
+		intKeys: intKeyed(g.spec.KeyTypes)}
+	for i, k := range g.sideKeys(pi) {
+		if g.sideSchema(pi)[k].Type != g.spec.KeyTypes[i] {
+			m.readers += probe.MaxPageMem
+			break
+		}
+	}
+	if bitmap {
+		m.bitmap = (probe.Rows + 63) / 64 * 8
+	}
+	m.fixed = m.readers + m.bitmap
+	cols := int64(len(g.spec.Schema))
+	// A gathered cell copies at most a string header (the string's bytes stay shared with the input) and a
+	// null bit; the two index slices hold 4 bytes each a row.
+	m.outRow = cols*(graceOutCellBytes+1) + 8
+	m.outBase = cols * 8
+	return m
+}
+
+// outBytes is the output batch's reservation when free bytes are free: graceHotOutDivisor of what the fixed
+// part leaves, between one row and outRows. It grows no faster than free does, so what it leaves for blocks
+// never shrinks as the budget grows.
+func (m hotMemory) outBytes(free int64) int64 {
+	return min(max((free-m.fixed)/graceHotOutDivisor, m.outBase+m.outRow), m.outBase+outRows*m.outRow)
+}
+
+// outRows is how many rows an output batch of out reserved bytes may have.
+func (m hotMemory) outRows(out int64) int { return int(max((out-m.outBase)/m.outRow, 1)) }
+
+// blockCost is what a block of n build rows taking data bytes holds: the rows, a chain link each, a mark
+// each when the kind needs them, and the hash table.
+func (m hotMemory) blockCost(n int, data int64) int64 {
+	per := int64(4)
+	if m.marks {
+		per++
+	}
+	table := keyTableBytes(n)
+	if m.intKeys {
+		table = intTableBytes(n)
+	}
+	return data + int64(n)*per + table
+}
+
+// tooSmall is the error of a pair whose hot-key path cannot run with free bytes free, block being the cost of
+// a block of one build row: of the row that did not fit, or of an empty row when the reservation itself
+// failed (then the need is a lower bound).
+func (m hotMemory) tooSmall(free, block int64) error {
+	allowance := func(f int64) int64 { return f - m.fixed - m.outBytes(f) }
+	hi := m.fixed + m.outBase + outRows*m.outRow + block
+	need := int64(sort.Search(int(hi)+1, func(f int) bool { return allowance(int64(f)) >= block }))
+	return &hotMemoryError{Need: need, Free: free, Readers: m.readers, Bitmap: m.bitmap, Output: m.outBase + m.outRow,
+		Block: block}
+}
+
+// hotMemoryError says that a pair's hot-key path cannot run in the memory left, and the least it needs: Need
+// bytes free, of which the read buffers, the probe bitmap, an output batch of one row and a block of one
+// build row are the parts (the output batch takes more when there is more).
+type hotMemoryError struct {
+	Need, Free                     int64
+	Readers, Bitmap, Output, Block int64
+}
+
+func (e *hotMemoryError) Error() string {
+	return fmt.Sprintf("hot-key path needs at least %s of free memory (read buffers %s, probe bitmap %s, "+
+		"output from %s, a block of one build row %s) but %s is free", memory.Bytes(e.Need), memory.Bytes(e.Readers),
+		memory.Bytes(e.Bitmap), memory.Bytes(e.Output), memory.Bytes(e.Block), memory.Bytes(e.Free))
+}
+
+// rowsBytes is what the first n rows of b, from side s, hold once copied into a block: their bytes and those
+// of their keys converted to the compared type, when a key column needs converting.
+func (g *Grace) rowsBytes(b *column.Batch, s, n int) int64 {
+	rows := b
+	if n < b.N {
+		rows = b.Slice(0, n)
+	}
+	total := rows.Bytes()
+	for i, k := range g.sideKeys(s) {
+		if v := rows.Cols[k]; v.Type != g.spec.KeyTypes[i] {
+			total += castKey(v, g.spec.KeyTypes[i], n).Bytes()
+		}
+	}
+	return total
+}
+
+// traceHotKey reports the most frequent key of a hot pair's first block: the longest chain, walked from each
+// chain's head (the row lookup finds for its own key), so every row is visited once and nothing is allocated.
+func (g *Grace) traceHotKey(p *gracePair, tab *column.Table, keys []*column.Vector, next []int32,
+	lookup func([]*column.Vector, int) int32, shrink float64) {
+	best, bestRow := 0, -1
+	for i := range next {
+		if lookup(keys, i) != int32(i) {
 			continue
 		}
-		depth[i] = 1
-		if next[i] >= 0 {
-			depth[i] += depth[next[i]]
+		n := 0
+		for r := int32(i); r >= 0; r = next[r] {
+			n++
 		}
-		if depth[i] >= best {
-			best, bestRow = depth[i], i
+		if n > best {
+			best, bestRow = n, i
 		}
 	}
 	var key []string
@@ -330,6 +411,6 @@ func (g *Grace) traceHotKey(p *gracePair, tab *column.Table, keys []*column.Vect
 		}
 	}
 	g.emit(EventHotKey, map[string]any{"partition": p.id, "level": p.level, "key": strings.Join(key, ","),
-		"rows": best, "block_rows": tab.N, "left_rows": p.runs[0].Rows, "right_rows": p.runs[1].Rows,
+		"rows": int32(best), "block_rows": tab.N, "left_rows": p.runs[0].Rows, "right_rows": p.runs[1].Rows,
 		"shrink": shrink})
 }

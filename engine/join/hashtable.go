@@ -104,36 +104,3 @@ func (t *intTable) find(k int64) int32 {
 		}
 	}
 }
-
-// strTable is the same for string keys (one string column, or the encoding of several keys), on a Go map. A
-// value is the head row, with chainMore set when the chain has more rows.
-type strTable map[string]int32
-
-func (t strTable) pushFront(k string, row int32, next []int32, unique bool) bool {
-	if h, ok := t[k]; ok {
-		if unique {
-			return false
-		}
-		next[row] = h &^ chainMore
-		t[k] = row | chainMore
-		return true
-	}
-	next[row] = -1
-	t[k] = row
-	return true
-}
-
-func (t strTable) lookup(k string) int32 {
-	if h, ok := t[k]; ok {
-		return h &^ chainMore
-	}
-	return -1
-}
-
-// find is lookup with chainMore kept.
-func (t strTable) find(k string) int32 {
-	if h, ok := t[k]; ok {
-		return h
-	}
-	return -1
-}
