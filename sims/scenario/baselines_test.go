@@ -52,9 +52,9 @@ func TestBaselinesFailForTheirOwnReasons(t *testing.T) {
 	}
 	multiset := func(rows []string) string { return fmt.Sprint(slices.Sorted(slices.Values(rows))) }
 
-	t.Run("broadcast", func(t *testing.T) {
-		_, _, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("broadcast"))
-		notThrottling(t, "broadcast", err)
+	t.Run("fetchall", func(t *testing.T) {
+		_, _, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("fetchall"))
+		notThrottling(t, "fetchall", err)
 		var big *connector.ResultTooLargeError
 		if !errors.As(err, &big) || big.MaxRows != 1000 {
 			t.Fatalf("got %v, want the 1,000-row response cap hit", err)
