@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -42,5 +43,28 @@ func TestKustoHints(t *testing.T) {
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%s:\ngot  %s\nwant %s", query, got, c.want)
 		}
+	}
+}
+
+// TestBroadcastTooLargePointsToFetchAll: a broadcast whose left side cannot be copied to every worker — what a
+// query written for the old meaning of the name (fetch a connector side whole) asks — is refused at the hint,
+// naming hint.strategy=fetchall; a broadcast that fits runs.
+func TestBroadcastTooLargePointsToFetchAll(t *testing.T) {
+	srcs := pagedSources(t, 12, 50)
+	q, err := kql.Parse(fmt.Sprintf(pagedJoinQuery, "hint.strategy=broadcast "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(q, srcs, Options{MemoryBudget: 1024})
+	if err == nil || !strings.HasPrefix(err.Error(), "1:25: hint.strategy=broadcast cannot run this join") ||
+		!strings.Contains(err.Error(), "hint.strategy=fetchall") {
+		t.Fatalf("got %v, want a refusal at the hint that points to fetchall", err)
+	}
+	p, err := Build(q, srcs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab, _ := runRows(t, p); tab.N != 12 {
+		t.Fatalf("broadcast over connector sources: %d rows, want 12", tab.N)
 	}
 }
