@@ -88,6 +88,7 @@ func TestPagedQueryCapSweep(t *testing.T) {
 	if lowest == 0 {
 		t.Fatal("no cap under 4096 bytes lets the join run")
 	}
+	t.Logf("the smallest cap that runs: %d bytes", lowest)
 	_, err, texts, _ := capSweepRun(t, c, lowest-1)
 	var refused *connector.FilterTooLargeError
 	if errors.As(err, &refused) {
