@@ -720,12 +720,13 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 			cols = append(cols, k.Column)
 		}
 	}
-	tmpl := connector.Request{Table: r.Info.Name, Columns: cols, Where: p.probe.where(), OrderBy: order, Limit: r.Conn.Caps().MaxRows}
+	shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
+	kf := keyFilter{column: r.keyColumn(), with: func(in connector.Predicate) connector.Predicate { return p.probe.where(in) }}
 	out := column.NewTable(schemaOf(cols, r.Info.Schema))
 	if len(keys) == 0 {
 		return out, nil, nil
 	}
-	f, err := p.probe.filter(keys, r.keyColumn(), tmpl)
+	f, err := p.probe.filter(kf, keys, shape)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -734,8 +735,7 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 		if i > 0 {
 			stop = stopAt{}
 		}
-		in := connector.In{Column: r.keyColumn(), Values: s.Values}
-		t, err := p.probe.complete(ctx, p.probe.where(in), cols, order, order, "probe", stop)
+		t, err := p.probe.complete(ctx, kf, s.Values, cols, order, order, "probe", stop)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -810,15 +810,16 @@ func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []
 	r := p.paged.r
 	cols, order, keyset := p.fullShape()
 	window := p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, from), p.cursorPred(connector.AtOrBefore, to))
-	tmpl := connector.Request{Table: r.Info.Name, Columns: cols, Where: window, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
-	f, err := p.paged.filter(matched, p.keyCol, tmpl)
+	shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
+	kf := keyFilter{column: p.keyCol, with: func(in connector.Predicate) connector.Predicate { return and(window, in) }}
+	f, err := p.paged.filter(kf, matched, shape)
 	if err != nil {
 		return nil, err
 	}
 	p.traceSplit("refetch", r.Name, len(matched), f)
 	out := column.NewTable(schemaOf(cols, r.Info.Schema))
 	for _, s := range f.Slices {
-		t, err := p.paged.complete(ctx, and(window, connector.In{Column: p.keyCol, Values: s.Values}), cols, order, keyset, "refetch", stopAt{})
+		t, err := p.paged.complete(ctx, kf, s.Values, cols, order, keyset, "refetch", stopAt{})
 		if err != nil {
 			return nil, err
 		}

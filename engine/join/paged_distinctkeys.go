@@ -67,14 +67,15 @@ func NewDistinctKeys(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 			return column.NewTable(schemaOf(cols, r.Info.Schema)), false, nil
 		}
 		p.emit(PageFetched, map[string]any{"page": p.page, "distinct_keys": len(keys), "rows": len(keys)})
-		tmpl := connector.Request{Table: r.Info.Name, Columns: cols, Where: p.paged.where(p.phaseWhere()), OrderBy: order, Limit: r.Conn.Caps().MaxRows}
-		f, err := p.paged.filter(keys, p.keyCol, tmpl)
+		shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
+		kf := keyFilter{column: p.keyCol, with: func(in connector.Predicate) connector.Predicate { return p.paged.where(p.phaseWhere(), in) }}
+		f, err := p.paged.filter(kf, keys, shape)
 		if err != nil {
 			return nil, false, err
 		}
 		out := column.NewTable(schemaOf(cols, r.Info.Schema))
 		for _, s := range f.Slices {
-			t, err := p.paged.complete(ctx, p.paged.where(p.phaseWhere(), connector.In{Column: p.keyCol, Values: s.Values}), cols, order, order, "key rows", stopAt{})
+			t, err := p.paged.complete(ctx, kf, s.Values, cols, order, order, "key rows", stopAt{})
 			if err != nil {
 				return nil, false, err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -35,10 +36,6 @@ type Remote struct {
 // keyColumn is the join key's connector column.
 func (r *Remote) keyColumn() string { return r.Columns[r.Key] }
 
-// cursorReserve is the query text a continuation keyset adds to a request whose filter was sized without it
-// (a few quoted values and comparisons), kept free under Caps.MaxQueryBytes when splitting filters.
-const cursorReserve = 512
-
 // shrinkDivisor is how much smaller a request asks after a result-too-large answer: halving finds a size that
 // fits in log2 steps whatever the row width.
 const shrinkDivisor = 2
@@ -48,13 +45,17 @@ const shrinkDivisor = 2
 // both), and builds the paged join's requests: pushed predicates, filters split to the caps, keyset
 // continuations.
 type fetcher struct {
-	r     *Remote
-	retry *connector.Retrier
+	r       *Remote
+	retry   *connector.Retrier
+	details *trace.Details
 }
 
 func newFetcher(r *Remote, op string, sink trace.Sink, details *trace.Details) *fetcher {
+	if details == nil {
+		details = &trace.Details{}
+	}
 	opts := connector.Options{Clock: r.Clock, Retry: r.Retry, Seed: r.Seed}
-	return &fetcher{r: r, retry: connector.NewRetrier(r.Conn, r.Name, op, opts, sink, details)}
+	return &fetcher{r: r, retry: connector.NewRetrier(r.Conn, r.Name, op, opts, sink, details), details: details}
 }
 
 func (f *fetcher) now() time.Duration { return f.r.Clock.Now() }
@@ -104,13 +105,38 @@ func emptyBatch(cols []string, schema column.Schema) *column.Batch {
 	return column.NewBatch(vecs, 0)
 }
 
-// complete fetches every row matching where, however many requests it takes: requests ordered by order (which
-// must have no ties: it ends with the table's key), at most a response's rows each, continuing with a keyset
-// past the last row while pages come back full or truncated, and halving the request after a too-large answer.
-// keyset are the order's columns the continuation compares (order minus columns known to be null). cols must
-// contain every keyset column. No row limit is asked of the answer as a whole: this is how a re-fetch gets every
-// twin of a tie group. stop may end it early.
-func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
+// keyFilter is the predicate of a request that carries one IN list over a key column. with wraps a list in the
+// rest of the request's predicate, so the text that is measured is the text that is sent, and complete can cut
+// the list again when a continuation's cursor makes the request outgrow the query cap.
+type keyFilter struct {
+	column string
+	with   func(in connector.Predicate) connector.Predicate
+}
+
+// request is shape with its predicate: the IN list of vals wrapped by kf, and'ed with cursor (nil: none).
+func (kf keyFilter) request(shape connector.Request, vals []column.Value, cursor connector.Predicate) connector.Request {
+	req := shape
+	req.Where = and(kf.with(connector.In{Column: kf.column, Values: vals}), cursor)
+	return req
+}
+
+// complete fetches every row whose key is one of keys (the IN list kf wraps), however many requests it takes:
+// requests ordered by order (which must have no ties: it ends with the table's key), at most a response's rows
+// each, continuing with a keyset past the last row while pages come back full or truncated, and halving the
+// request after a too-large answer. keyset are the order's columns the continuation compares (order minus
+// columns known to be null). cols must contain every keyset column. No row limit is asked of the answer as a
+// whole: this is how a re-fetch gets every twin of a tie group. stop may end it early.
+//
+// keys were split to fit the query cap without a cursor (see filter). A continuation adds the keyset clause of
+// the last row's values, which are known only then: complete renders that request, and when it does not fit, it
+// splits the remaining keys again with the cursor in place and merges the slices' answers in order. So every
+// request sent fits the cap, and none is refused that would fit.
+func (f *fetcher) complete(ctx context.Context, kf keyFilter, keys []column.Value, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
+	return f.completeFrom(ctx, kf, keys, nil, cols, order, keyset, purpose, stop)
+}
+
+// completeFrom is complete resumed after cursor (nil: from the start).
+func (f *fetcher) completeFrom(ctx context.Context, kf keyFilter, keys []column.Value, cursor []column.Value, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
 	caps := f.r.Conn.Caps()
 	limit := caps.MaxRows
 	if stop.most > 0 && (limit == 0 || stop.most < limit) {
@@ -124,13 +150,27 @@ func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols 
 		}
 	}
 	out := column.NewTable(schemaOf(cols, f.r.Info.Schema))
-	var cursor []column.Value
 	for {
-		w := where
+		var after connector.Predicate
 		if cursor != nil {
-			w = and(where, connector.Keyset{Keys: keyset, Values: cursor, Bound: connector.After})
+			after = connector.Keyset{Keys: keyset, Values: cursor, Bound: connector.After}
 		}
-		req := connector.Request{Table: f.r.Info.Name, Columns: cols, Where: w, OrderBy: order, Limit: limit}
+		shape := connector.Request{Table: f.r.Info.Name, Columns: cols, OrderBy: order, Limit: limit}
+		req := kf.request(shape, keys, after)
+		if after != nil && caps.MaxQueryBytes > 0 {
+			n, err := f.queryBytes(req)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", purpose, err)
+			}
+			if n > caps.MaxQueryBytes {
+				rest, err := f.completeResplit(ctx, kf, keys, cursor, after, shape, cols, order, keyset, purpose, stopAt{most: remaining(stop.most, out.N)})
+				if err != nil {
+					return nil, err
+				}
+				out.Append(rest.Batch())
+				return out, nil
+			}
+		}
 		page, err := f.send(ctx, req, purpose)
 		var big *connector.ResultTooLargeError
 		if errors.As(err, &big) {
@@ -166,6 +206,48 @@ func (f *fetcher) complete(ctx context.Context, where connector.Predicate, cols 
 	}
 }
 
+// completeResplit finishes complete after cursor when the continuation with every remaining key is over the
+// query cap: the keys are split again against requests carrying that cursor clause, each slice is completed from
+// the cursor, and the answers, disjoint by key, are merged in order (cut to stop.most).
+func (f *fetcher) completeResplit(ctx context.Context, kf keyFilter, keys, cursor []column.Value, after connector.Predicate, shape connector.Request, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
+	split, err := f.split(kf, keys, shape, after)
+	if err != nil {
+		return nil, fmt.Errorf("%s: continue after %s: %w", purpose, valuesText(cursor), err)
+	}
+	f.details.Add(DetailFilterSlices, int64(len(split.Slices)))
+	out := column.NewTable(schemaOf(cols, f.r.Info.Schema))
+	for _, s := range split.Slices {
+		t, err := f.completeFrom(ctx, kf, s.Values, cursor, cols, order, keyset, purpose, stop)
+		if err != nil {
+			return nil, err
+		}
+		out.Append(t.Batch())
+	}
+	out = sortTable(out, order)
+	if stop.most > 0 && out.N > stop.most {
+		cut := column.NewTable(out.Schema)
+		cut.Append(out.Batch().Slice(0, stop.most))
+		out = cut
+	}
+	return out, nil
+}
+
+// remaining is what is left of a row bound most (0: none) once have rows are held.
+func remaining(most, have int) int {
+	if most <= 0 {
+		return 0
+	}
+	return max(1, most-have)
+}
+
+func valuesText(vals []column.Value) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = connector.Literal(v)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
 // stopAt ends complete early: after the first most rows in the order (0: every row), or, with firstOnly, with a
 // *responseFull instead of a second request when the first response is full.
 type stopAt struct {
@@ -181,23 +263,39 @@ func (e *responseFull) Error() string {
 	return fmt.Sprintf("the first response is full (%d rows)", e.page.N)
 }
 
-// filter splits keys to fit this remote's caps for requests shaped like tmpl (its Where is and'ed with each
-// slice's IN list), keeping cursorReserve bytes free for a continuation keyset.
-func (f *fetcher) filter(keys []column.Value, col string, tmpl connector.Request) (dynfilter.Filter, error) {
-	caps := f.r.Conn.Caps()
-	if caps.MaxQueryBytes > 0 {
-		caps.MaxQueryBytes = max(1, caps.MaxQueryBytes-cursorReserve)
-	}
+// filter splits keys to fit this remote's caps for requests shaped like shape (Table, Columns, OrderBy, Limit)
+// whose predicate is kf around each slice's IN list. Sizes are the rendered text of exactly those first
+// requests: nothing is reserved for a continuation cursor, whose values are known only when a response comes
+// back full; complete measures that request then and splits again if it must.
+func (f *fetcher) filter(kf keyFilter, keys []column.Value, shape connector.Request) (dynfilter.Filter, error) {
+	return f.split(kf, keys, shape, nil)
+}
+
+// split is filter for requests that also carry cursor (nil: none).
+func (f *fetcher) split(kf keyFilter, keys []column.Value, shape connector.Request, cursor connector.Predicate) (dynfilter.Filter, error) {
 	var render dynfilter.Render
-	if r, ok := f.r.Conn.(connector.Renderer); ok {
-		render = func(p connector.Predicate) (int, error) {
-			req := tmpl
-			req.Where = and(tmpl.Where, p)
-			text, err := r.Render(req)
-			return len(text), err
+	if _, ok := f.r.Conn.(connector.Renderer); ok {
+		render = func(in connector.Predicate) (int, error) {
+			req := shape
+			req.Where = and(kf.with(in), cursor)
+			return f.queryBytes(req)
 		}
 	}
-	return dynfilter.SplitToFit(col, keys, caps, render)
+	return dynfilter.SplitToFit(kf.column, keys, f.r.Conn.Caps(), render)
+}
+
+// queryBytes is the size of req's native query text, the measure Caps.MaxQueryBytes applies to (0 when the
+// connector renders no text).
+func (f *fetcher) queryBytes(req connector.Request) (int, error) {
+	r, ok := f.r.Conn.(connector.Renderer)
+	if !ok {
+		return 0, nil
+	}
+	text, err := r.Render(req)
+	if err != nil {
+		return 0, fmt.Errorf("render the request: %w", err)
+	}
+	return len(text), nil
 }
 
 func and(a, b connector.Predicate) connector.Predicate {

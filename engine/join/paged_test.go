@@ -331,8 +331,8 @@ func baselineRun(t *testing.T, name string, c pagedCase, cfg PagedConfig) ([]str
 		op, err = NewKeysetCursor(spec, l, r, cfg, env, false)
 	case "keyset-le":
 		op, err = NewKeysetCursor(spec, l, r, cfg, env, true)
-	case "broadcast":
-		op, err = NewBroadcast(spec, l, r, cfg, env)
+	case "fetchall":
+		op, err = NewFetchAll(spec, l, r, cfg, env)
 	case "timewindow":
 		op, err = NewTimeWindow(spec, l, r, cfg, env)
 	}
@@ -411,13 +411,13 @@ func TestKeysetAtMostRepeatsAndStalls(t *testing.T) {
 	}
 }
 
-func TestBroadcastHitsTheCap(t *testing.T) {
+func TestFetchAllHitsTheCap(t *testing.T) {
 	var rows []logRow
 	for i := 0; i < 10; i++ {
 		rows = append(rows, logRow{minute(i), "ana"})
 	}
 	c := pagedCase{logs: logTable(rows), dets: detTable("ana"), logCaps: connector.Caps{MaxRows: 5}}
-	_, err, _ := baselineRun(t, "broadcast", c, PagedConfig{})
+	_, err, _ := baselineRun(t, "fetchall", c, PagedConfig{})
 	var big *connector.ResultTooLargeError
 	if !errors.As(err, &big) || big.Rows != 10 || big.MaxRows != 5 {
 		t.Fatalf("fetch-all of 10 rows under a 5-row cap: %v, want a result-too-large of 10 rows", err)

@@ -120,6 +120,17 @@ const (
 	maxExpansion = 0.5
 )
 
+// WorkersFor is the W rule's first step for rows input rows: one worker per rowsPerWorker rows, a power of two
+// within [minWorkers, maxWorkers]. The salted join then halves it while its copies cost too much; the shuffle
+// and broadcast joins use it as it is.
+func WorkersFor(rows int64) int {
+	w := minWorkers
+	for w < maxWorkers && int64(w)*rowsPerWorker < rows {
+		w *= 2
+	}
+	return w
+}
+
 // SaltedOp names the operator in trace events.
 const SaltedOp = "salted join"
 
@@ -200,7 +211,13 @@ type SaltPlan struct {
 	LeftThreshold, RightThreshold int64
 
 	salted map[string]bool
+	// every salts every key, heavy or not: the broadcast join's plan (broadcast.go), whose expanded side is
+	// copied whole to every worker.
+	every bool
 }
+
+// salts reports whether the key (encoded as appendSaltKey does) is salted.
+func (p *SaltPlan) salts(key string) bool { return p.every || p.salted[key] }
 
 // SaltOptions tune PlanSalt; tests use them to force rare paths.
 type SaltOptions struct {
@@ -217,10 +234,7 @@ func PlanSalt(spec *Spec, m *SkewMeasure, o SaltOptions) *SaltPlan {
 	w := o.Workers
 	fixed := w > 0
 	if !fixed {
-		w = minWorkers
-		for w < maxWorkers && int64(w)*rowsPerWorker < total {
-			w *= 2
-		}
+		w = WorkersFor(total)
 	}
 	for {
 		p := planSaltAt(spec, m, w, o.Naive)
@@ -593,7 +607,7 @@ func (s *Salted) route(ctx context.Context) error {
 						continue
 					}
 					st = &saltKeyStat{}
-					if p.salted[string(buf)] {
+					if p.salts(string(buf)) {
 						st.salts = make([]int64, W)
 					}
 					key := string(buf)
@@ -749,6 +763,16 @@ func (s *Salted) report(stats map[string]*saltKeyStat, bytesBefore, bytesAfter i
 		s.emit(TraceRowsReplicated, map[string]any{"key": h.Label, "side": saltSide(!p.SpreadLeft), "rows": exp,
 			"copies": W, "extra_bytes": eb * int64(W-1)})
 		replicated += exp * int64(W-1)
+	}
+	if p.every { // no key is listed heavy: every expanded row was copied to every worker
+		replicated = 0
+		for _, st := range stats {
+			if p.SpreadLeft {
+				replicated += st.right * int64(W-1)
+			} else {
+				replicated += st.left * int64(W-1)
+			}
+		}
 	}
 	extraBytes = bytesAfter - bytesBefore
 	before, after := make([]int64, W), make([]int64, W)

@@ -96,10 +96,16 @@ type Count struct {
 	Pos Pos
 }
 
-// Join joins the pipeline so far (the left side) with Right.
+// Join joins the pipeline so far (the left side) with Right. It also holds a lookup (Lookup set): KQL's
+// `lookup [kind=leftouter|inner] (Dim) on …`, the join of a fact table with a small dimension table, whose
+// kind defaults to leftouter and whose output does not repeat the right side's key columns that have the
+// left key's name.
 type Join struct {
 	Pos Pos
-	// Kind is the join kind as written (lower case), or "" when omitted (KQL's default, innerunique).
+	// Lookup marks a lookup operator rather than a join.
+	Lookup bool
+	// Kind is the join kind as written (lower case), or "" when omitted (KQL's default, innerunique; leftouter
+	// for a lookup).
 	Kind string
 	// Params are the other name=value parameters, such as hint.strategy=hash, in source order.
 	Params []Param

@@ -79,7 +79,11 @@ func (f *formatter) op(op Op, depth int) {
 	case *Count:
 		f.printf("(count@%s", o.Pos)
 	case *Join:
-		f.printf("(join@%s kind=%q", o.Pos, o.Kind)
+		op := "join"
+		if o.Lookup {
+			op = "lookup"
+		}
+		f.printf("(%s@%s kind=%q", op, o.Pos, o.Kind)
 		for _, p := range o.Params {
 			f.printf(" (param@%s %s %q)", p.Pos, name(p.Name), p.Value)
 		}

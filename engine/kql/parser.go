@@ -13,6 +13,7 @@ import (
 //	          | "summarize" [ items ] [ "by" items ]          (at least one of the two)
 //	          | ( "sort" | "order" ) "by" keys | ( "take" | "limit" ) count | "top" count "by" keys
 //	          | "distinct" ( "*" | columns ) | "count" | "join" { param } "(" query ")" "on" conds
+//	          | "lookup" [ "kind" "=" ( "leftouter" | "inner" ) ] "(" query ")" "on" conds
 //	          | "make-intervals" column "by" columns [ "until" expr ] .   (an extension: see MakeIntervals)
 //	items     = [ column "=" ] expr { "," [ column "=" ] expr } .
 //	keys      = expr [ "asc" | "desc" ] [ "nulls" ( "first" | "last" ) ] { "," … } .
@@ -212,6 +213,8 @@ func (p *parser) operator() Op {
 			return &Count{Pos: t.pos}
 		case "join":
 			return p.join()
+		case "lookup":
+			return p.lookup()
 		case "make-intervals":
 			p.next()
 			m := &MakeIntervals{Pos: t.pos}
@@ -378,6 +381,20 @@ func (p *parser) join() *Join {
 		}
 		p.next()
 	}
+}
+
+// lookupKinds are the kinds a lookup accepts (Kusto serves only these two).
+var lookupKinds = map[string]bool{"leftouter": true, "inner": true}
+
+// lookup parses `lookup [kind=K] (query) on conds` as a join: parameters other than kind are kept for the
+// binder to refuse at their position, as it does a join's unknown ones.
+func (p *parser) lookup() *Join {
+	j := p.join()
+	j.Lookup = true
+	if j.Kind != "" && joinKinds[j.Kind] && !lookupKinds[j.Kind] {
+		p.errorf(j.Pos, "lookup kind=%s: lookup serves only kind=leftouter (the default) and kind=inner", j.Kind)
+	}
+	return j
 }
 
 // condOps are the comparisons a join condition may make, each with its mirror image: the operator that reads

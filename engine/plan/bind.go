@@ -488,27 +488,53 @@ func aggregate(call *kql.Call, schema column.Schema) (exec.Agg, error) {
 	return exec.Agg{Func: call.Name, Arg: arg, Type: t}, nil
 }
 
-// ignoredHints are KQL join hints that tune Kusto's distribution and have no meaning here: accepted, so
-// queries written for Kusto run, and listed in explain.
-var ignoredHints = map[string]bool{"hint.remote": true, "hint.shufflekey": true, "hint.num_partitions": true}
+// remoteHint is Kusto's hint.remote=left|right|local|auto, which picks the cluster that runs a cross-cluster
+// join. joinlab runs every join in its own engine and asks connectors only for rows, so there is no other place
+// to run it: the hint is refused rather than accepted and ignored.
+const remoteHint = "hint.remote"
+
+// lookupKind is a lookup's kind when none is written, as in Kusto.
+const lookupKind = "leftouter"
 
 func (b *binder) join(left Node, op *kql.Join) (Node, error) {
-	kind, ok := join.ParseKind(op.Kind)
+	kindName := op.Kind
+	if op.Lookup {
+		if kindName == "" {
+			kindName = lookupKind
+		}
+		if kindName != "leftouter" && kindName != "inner" {
+			return nil, kql.Errorf(op.Pos, "lookup kind=%s: lookup serves only kind=leftouter (the default) and kind=inner", kindName)
+		}
+		if len(op.Params) > 0 {
+			p := op.Params[0]
+			return nil, kql.Errorf(p.Pos, "lookup takes no %s: it always runs as a hash join that builds its right side, the dimension table (use join to choose a strategy)", p.Name)
+		}
+	}
+	kind, ok := join.ParseKind(kindName)
 	if !ok {
 		return nil, kql.Errorf(op.Pos, "unknown join kind %q", op.Kind)
 	}
 	var forced string
+	var shuffleKey *kql.Param
 	params := map[string]string{}
-	for _, p := range op.Params {
+	for i, p := range op.Params {
 		switch {
 		case p.Name == "hint.strategy":
 			forced = p.Value
-		case ignoredHints[p.Name]:
+		case p.Name == remoteHint:
+			return nil, kql.Errorf(p.Pos, "%s=%s chooses the cluster that runs a cross-cluster join; joinlab runs every join in its engine and asks the sources only for rows, so it is not supported: remove it", p.Name, p.Value)
 		case len(declaredBy(p.Name)) > 0: // a strategy's own setting, checked once the strategy is known
+			if p.Name == shuffleParamKey {
+				shuffleKey = &op.Params[i]
+			}
 		default:
-			return nil, kql.Errorf(p.Pos, "unknown join parameter %q", p.Name)
+			return nil, kql.Errorf(p.Pos, "unknown join parameter %q (join parameters: hint.strategy=NAME and each strategy's settings, %s)", p.Name, strings.Join(declaredParams(), ", "))
 		}
 		params[p.Name] = p.Value
+	}
+	implied := false
+	if forced == "" && shuffleKey != nil { // Kusto: hint.shufflekey alone selects the shuffle strategy
+		forced, implied = string(StrategyShuffle), true
 	}
 	right, err := b.query(op.Right)
 	if err != nil {
@@ -565,12 +591,22 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 	}
 	jp.BuildLeft = jp.Left.Rows < jp.Right.Rows
 	choose := chooseStrategy
-	if interval != nil {
+	switch {
+	case interval != nil:
 		choose = chooseSweep
+	case op.Lookup:
+		choose = chooseLookup
 	}
 	def, reason, err := choose(jp, forced)
+	if err == nil && implied {
+		reason = fmt.Sprintf("%s=%s selects the shuffle strategy, as in Kusto (left est. %.0f rows, right est. %.0f rows)",
+			shuffleKey.Name, shuffleKey.Value, jp.Left.Rows, jp.Right.Rows)
+	}
 	if err != nil {
 		pos := op.Pos
+		if implied {
+			pos = shuffleKey.Pos
+		}
 		for _, p := range op.Params {
 			if p.Name == "hint.strategy" {
 				pos = p.Pos
@@ -587,8 +623,12 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 	}
 	for _, p := range op.Params {
 		if by := declaredBy(p.Name); len(by) > 0 && !slices.Contains(def.Params, p.Name) {
-			return nil, kql.Errorf(p.Pos, "%s is a setting of the %s strategy; this join runs %s",
-				p.Name, strings.Join(by, ", "), def.Name)
+			hint := ""
+			if def.Name == StrategyBroadcast && slices.Contains(by, string(StrategyFetchAll)) {
+				hint = fetchAllPointer
+			}
+			return nil, kql.Errorf(p.Pos, "%s is a setting of the %s strategy; this join runs %s%s",
+				p.Name, strings.Join(by, ", "), def.Name, hint)
 		}
 	}
 	n := &joinNode{base: base{schema: spec.Schema}, left: left, right: right, jp: jp, def: def, reason: reason,
@@ -597,7 +637,52 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 		n.schema = interval.Schema
 		return &intervalJoinNode{n}, nil
 	}
+	if op.Lookup {
+		return lookupColumns(n, op.On, rk), nil
+	}
 	return n, nil
+}
+
+// chooseLookup runs a lookup as Kusto does: the right side is the dimension table, so the hash join builds
+// it (the opposite of a join's default assumption) and streams the left side, the facts.
+func chooseLookup(jp *JoinPlan, _ string) (StrategyDef, string, error) {
+	jp.BuildLeft = false
+	return strategies[StrategyHash], fmt.Sprintf("lookup: the right side is the dimension table, built in memory; the left side streams (left est. %.0f rows, right est. %.0f rows)",
+		jp.Left.Rows, jp.Right.Rows), nil
+}
+
+// lookupColumns drops from a lookup's output the right side's key columns that have the name of the left
+// key they equal (`on id`, `$left.id == $right.id`): Kusto does not repeat them. A right key with another name
+// (`$left.a == $right.b`) stays.
+func lookupColumns(n *joinNode, on []kql.JoinCond, rk []int) Node {
+	nLeft := len(n.left.Schema())
+	drop := map[int]bool{}
+	eq := 0
+	for _, c := range on {
+		if c.Op != "" {
+			continue
+		}
+		if c.Left == c.Right {
+			drop[nLeft+rk[eq]] = true
+		}
+		eq++
+	}
+	schema := n.Schema()
+	var out column.Schema
+	var outs []exec.Output
+	var dropped []string
+	for i, f := range schema {
+		if drop[i] {
+			dropped = append(dropped, f.Name)
+			continue
+		}
+		out = append(out, f)
+		outs = append(outs, exec.Output{Input: i})
+	}
+	if len(dropped) == 0 {
+		return n
+	}
+	return &projectNode{base: base{schema: out}, in: n, outs: outs, text: "lookup: drop the right key " + strings.Join(dropped, ", ")}
 }
 
 // keyColumn finds a join key on one side. A key that is not a column as such (a path into a dynamic column

@@ -15,7 +15,7 @@ import (
 // so their failures can be shown: each is a strategy over two connector sources.
 const (
 	StrategyPaged        Strategy = "paged"
-	StrategyBroadcast    Strategy = "broadcast"    // fetch the whole paged side in one request: hits the cap
+	StrategyFetchAll     Strategy = "fetchall"     // fetch the whole paged side in one request: hits the cap
 	StrategyTimeWindow   Strategy = "timewindow"   // pages by fixed time windows: a window can exceed the cap
 	StrategyDistinctKeys Strategy = "distinctkeys" // pages by distinct keys: breaks the global order
 	StrategyKeysetLT     Strategy = "keyset-lt"    // keyset on the sort column with <: loses rows tied at edges
@@ -69,9 +69,9 @@ func init() {
 		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
 			return join.NewPaged(spec, l, r, cfg, env)
 		}, always)
-	registerPaged(StrategyBroadcast, true, "BASELINE (limited): fetches the whole side in one request",
+	registerPaged(StrategyFetchAll, true, "BASELINE (limited): fetches the whole side in one request",
 		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
-			return join.NewBroadcast(spec, l, r, cfg, env)
+			return join.NewFetchAll(spec, l, r, cfg, env)
 		}, always)
 	registerPaged(StrategyTimeWindow, true, "BASELINE (limited): fixed time windows, no cap on a window's rows",
 		func(spec *join.Spec, l, r *join.Remote, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
@@ -96,7 +96,7 @@ func init() {
 // pagedParamPageRows is the join parameter that fixes the page size of the paged family: hint.page_rows=N
 // makes every thin page of the paged join exactly N rows (no adaptive sizing), and every page of the
 // distinctkeys and keyset baselines N rows (distinct keys for distinctkeys); the paged join's first page is then
-// thin too. broadcast and timewindow have no
+// thin too. fetchall and timewindow have no
 // pages: they accept it and are unchanged. It exists for teaching (page size 1 shows the document's traps row by
 // row) and for measuring a fixed page size against the adaptive one; the result never depends on it, only the
 // requests do (and, for the baselines, how wrong they are).

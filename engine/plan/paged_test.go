@@ -124,7 +124,7 @@ func TestPagedChosenWhenOneRequestCannot(t *testing.T) {
 // and never chosen unforced.
 func TestPagedForcedBaselines(t *testing.T) {
 	srcs := pagedSources(t, 12, 50)
-	for name, label := range map[string]string{"broadcast": "BASELINE (limited)", "timewindow": "BASELINE (limited)",
+	for name, label := range map[string]string{"fetchall": "BASELINE (limited)", "timewindow": "BASELINE (limited)",
 		"distinctkeys": "BASELINE (wrong order)", "keyset-lt": "BASELINE (wrong: loses rows)",
 		"keyset-le": "BASELINE (wrong: repeats rows, stalls)", "paged": "thin keyset pages"} {
 		p := buildPlan(t, fmt.Sprintf(pagedJoinQuery+" | sort by ts desc", fmt.Sprintf("hint.strategy=%q ", name)), srcs)
@@ -212,7 +212,7 @@ func TestPagedPageRows(t *testing.T) {
 		{"hint.strategy=\"keyset-lt\" hint.page_rows=51 ", "1:51: hint.page_rows=51: want a whole number of rows in 1…50 (@Logs's 50 rows per response)"},
 		{"hint.page_rows=0 hint.strategy=paged ", "1:25: hint.page_rows=0: want a whole number of rows in 1…49"},
 		{"hint.page_rows=many ", "1:25: hint.page_rows=many: want a whole number"},
-		{"hint.strategy=hash hint.page_rows=5 ", "1:44: hint.page_rows is a setting of the broadcast, distinctkeys, keyset-le, keyset-lt, paged, timewindow strategy; this join runs hash"},
+		{"hint.strategy=hash hint.page_rows=5 ", "1:44: hint.page_rows is a setting of the distinctkeys, fetchall, keyset-le, keyset-lt, paged, timewindow strategy; this join runs hash"},
 	} {
 		err := buildErr(t, fmt.Sprintf(pagedJoinQuery, c.q), srcs)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {

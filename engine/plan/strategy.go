@@ -127,6 +127,22 @@ func declaredBy(name string) []string {
 	return out
 }
 
+// declaredParams lists every join parameter some strategy declares, sorted.
+func declaredParams() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range strategies {
+		for _, p := range d.Params {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // StrategyNames lists the registered strategies, sorted.
 func StrategyNames() []string {
 	var names []string

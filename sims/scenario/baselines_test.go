@@ -60,9 +60,9 @@ func TestBaselinesFailForTheirOwnReasons(t *testing.T) {
 		t.Fatalf("the paged join's %d rows are not the hash join's %d", len(want), len(hash))
 	}
 
-	t.Run("broadcast", func(t *testing.T) {
-		_, _, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("broadcast"))
-		notThrottling(t, "broadcast", err)
+	t.Run("fetchall", func(t *testing.T) {
+		_, _, _, err := runScenarioFirst(t, sc, 1, nil, baselineQuery("fetchall"))
+		notThrottling(t, "fetchall", err)
 		var big *connector.ResultTooLargeError
 		if !errors.As(err, &big) || big.MaxRows != 1000 {
 			t.Fatalf("got %v, want the 1,000-row response cap hit", err)

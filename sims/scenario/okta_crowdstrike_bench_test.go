@@ -134,7 +134,7 @@ func BenchmarkOktaCrowdStrikeTake100(b *testing.B) {
 
 // BenchmarkPagedVsBaselines10M runs the source document's query over 10 million Okta rows (okta-crowdstrike
 // with okta_rows=1e7, still behind Sentinel's 500,000-row cap) with the join forced to the paged join and to
-// two of the baselines it replaces: broadcast (fetch the whole side in one request) and timewindow (fixed
+// two of the baselines it replaces: fetchall (fetch the whole side in one request) and timewindow (fixed
 // time windows with no cap on a window's rows). The paged join must succeed. A baseline that fails reports
 // failed=1 (cap=1 when the failure is a connector's response cap, timed-out=1 when it ran past
 // benchStrategyTimeout) with the figures it reached before failing, and logs the error.
@@ -149,7 +149,7 @@ func BenchmarkPagedVsBaselines10M(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, s := range []plan.Strategy{plan.StrategyPaged, plan.StrategyBroadcast, plan.StrategyTimeWindow} {
+	for _, s := range []plan.Strategy{plan.StrategyPaged, plan.StrategyFetchAll, plan.StrategyTimeWindow} {
 		text := oktaCrowdStrikeTake100(`hint.strategy="` + string(s) + `"`)
 		b.Run(string(s), func(b *testing.B) {
 			var f benchFigures

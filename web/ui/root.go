@@ -202,11 +202,11 @@ func (c *Root) View() string {
 		return "hash"
 	case "grace":
 		return "grace"
-	case "salted", "salted-wrong", "salted-incorrect":
+	case "salted", "salted-wrong", "salted-incorrect", "broadcast", "shuffle":
 		return "salted"
 	case "sweep", "interval":
 		return "sweep"
-	case "paged", "broadcast", "timewindow", "distinctkeys", "keyset-lt", "keyset-le":
+	case "paged", "fetchall", "timewindow", "distinctkeys", "keyset-lt", "keyset-le":
 		return "paged"
 	}
 	return "generic"

@@ -9,13 +9,13 @@ import (
 	"github.com/joinlab/joinlab/engine/exec"
 )
 
-// NewBroadcast is the fetch-all baseline (BASELINE, limited): the whole paged side in one request, as a
+// NewFetchAll is the fetch-all baseline (BASELINE, limited): the whole paged side in one request, as a
 // federated engine that assumes the build side comes back in one query does. It works while the side fits
 // one response and fails — visibly, with the source's *connector.ResultTooLargeError — as soon as it does not
 // (Sentinel: 500,000 rows or 64 MB). A truncated answer is an error too: accepting it would lose rows.
 // Memory: the whole side.
-func NewBroadcast(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (exec.Operator, error) {
-	b, err := newBaseline(spec, left, right, cfg, env, "broadcast")
+func NewFetchAll(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (exec.Operator, error) {
+	b, err := newBaseline(spec, left, right, cfg, env, "fetchall")
 	if err != nil {
 		return nil, err
 	}
