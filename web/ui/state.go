@@ -130,6 +130,8 @@ type Run struct {
 	// FirstRow and Finished are wall time since Started; zero until they happen.
 	FirstRow, Finished time.Duration
 	Trace              *TraceView
+	// order checks the run's messages come as the protocol says; one out of order is shown, not applied.
+	order protocol.Order
 }
 
 // NewState returns a State waiting for the engine, with the playground's starting query and tables.
@@ -180,6 +182,10 @@ func (s *State) Apply(m protocol.Message) {
 	}
 	r := s.runFor(m.ID)
 	if r == nil {
+		return
+	}
+	if err := r.order.Next(m); err != nil {
+		s.Notice = "The engine sent a message out of order: " + err.Error()
 		return
 	}
 	defer s.compareDone()

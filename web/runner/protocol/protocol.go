@@ -5,7 +5,9 @@
 // A run is a conversation keyed by its ID: the page sends a "run" Request, the engine answers "started" (the
 // output columns and the explain text), then any number of "batch" Messages (rows and trace events, merged
 // so the page gets a few dozen messages a second however fast the engine goes), then exactly one of "done"
-// or "error". A "cancel" Request stops the run it names; its last Message is then an "error" with Canceled set.
+// or "error". A run that fails before it starts (a query error) sends only the "error". A "cancel" Request
+// stops the run it names; its last Message is then an "error" with Canceled set. Order checks a run's messages
+// against this.
 package protocol
 
 import (
