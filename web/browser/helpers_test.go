@@ -18,14 +18,20 @@ import (
 	"github.com/joinlab/joinlab/web/site"
 )
 
+// The deadlines are for a page that is stuck, not a measure of a slow one: they only end a wait that would
+// otherwise never end, and each is several times what the wait takes on a 2-core machine loaded twice over
+// (go run mage.go testbusy). A wait ends as soon as its condition holds, so a generous deadline costs nothing.
 const (
-	// loadTimeout covers fetching and compiling app.wasm (a few MiB) on a busy 2-core machine.
-	loadTimeout = 60 * time.Second
+	// loadTimeout covers fetching and compiling app.wasm (a few MiB).
+	loadTimeout = 3 * time.Minute
 	// runTimeout covers one query over the page's small sources.
-	runTimeout = 30 * time.Second
+	runTimeout = 2 * time.Minute
 	// testTimeout bounds a whole test, browser start included.
-	testTimeout = 3 * time.Minute
-	pollEvery   = 100 * time.Millisecond
+	testTimeout = 8 * time.Minute
+	// chromeTimeout bounds one call into Chromium that is not a wait for the page: a screenshot, reading the
+	// page's state for a failure message.
+	chromeTimeout = time.Minute
+	pollEvery     = 100 * time.Millisecond
 )
 
 // The site is built and served once for all tests of the package.
@@ -185,7 +191,7 @@ func (p *page) waitFor(what, expr string, timeout time.Duration) {
 
 // state describes the page for a failure message.
 func (p *page) state() string {
-	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, chromeTimeout)
 	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({
 		loading: text("#loading"),
@@ -242,11 +248,11 @@ func (p *page) screenshot(name string) {
 		p.t.Errorf("screenshot: %v", err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, chromeTimeout)
 	defer cancel()
 	if errors.Is(p.ctx.Err(), context.DeadlineExceeded) {
 		// The test's own time ran out; the tab still answers, so take the picture with a fresh deadline.
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(p.ctx), 10*time.Second)
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(p.ctx), chromeTimeout)
 		defer cancel()
 	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
