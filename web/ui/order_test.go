@@ -27,3 +27,45 @@ func TestBatchBeforeStartedIsRejected(t *testing.T) {
 		t.Errorf("after started: %d rows, status %s; want 2, %s", n, s.Run.Status, StatusDone)
 	}
 }
+
+// The engine's held message, once every batch before it is applied, is what the status line reports: the
+// run stays as it is on screen. A batch after it (a step) is no longer held until the next one.
+func TestHeldAfterItsBatches(t *testing.T) {
+	s, _ := ready(t)
+	s.StartRun()
+	r := s.Run
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: r.ID, Columns: []string{"k"}})
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: r.ID, Rows: protocol.PackRows([][]string{{"1"}})})
+	s.TogglePause()
+	if r.Held() {
+		t.Fatal("held before the engine said so")
+	}
+	s.Apply(protocol.Message{Type: protocol.MessageHeld, ID: r.ID, Held: 1})
+	if !r.Held() || !strings.HasSuffix((&Root{State: s}).StatusText(), "the engine is holding.") {
+		t.Fatalf("held %v, status %q", r.Held(), (&Root{State: s}).StatusText())
+	}
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: r.ID, Rows: protocol.PackRows([][]string{{"2"}})})
+	if r.Held() {
+		t.Error("still held after a batch the held message did not count")
+	}
+	s.Apply(protocol.Message{Type: protocol.MessageHeld, ID: r.ID, Held: 2})
+	if !r.Held() || s.Notice != "" {
+		t.Errorf("held %v, notice %q after the second held message", r.Held(), s.Notice)
+	}
+}
+
+// A resumed run is not held at its old batch when it is paused again before the next batch comes.
+func TestResumeForgetsHeld(t *testing.T) {
+	s, _ := ready(t)
+	s.StartRun()
+	r := s.Run
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: r.ID, Columns: []string{"k"}})
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: r.ID, Rows: protocol.PackRows([][]string{{"1"}})})
+	s.TogglePause()
+	s.Apply(protocol.Message{Type: protocol.MessageHeld, ID: r.ID, Held: 1})
+	s.TogglePause() // resume
+	s.TogglePause() // pause again
+	if r.Held() {
+		t.Error("held at the batch of the pause before")
+	}
+}

@@ -4,7 +4,7 @@ import "fmt"
 
 // Order checks that the messages of one run come in the order the package comment states:
 //
-//	started, batch*, (done | error)
+//	started, (batch | held)*, (done | error)
 //	error                          (a run that fails before it starts: a query error, a bad scenario)
 //
 // The page holds one per run and feeds it every message of that run; a message out of order is an error
@@ -48,12 +48,17 @@ func (o *Order) Next(m Message) error {
 		case MessageBatch:
 			o.batches++
 			return nil
+		case MessageHeld:
+			if m.Held != o.batches {
+				return fmt.Errorf("protocol: run %d: %q at batch %d, after %d batches", m.ID, m.Type, m.Held, o.batches)
+			}
+			return nil
 		case MessageDone, MessageError:
 			o.state = orderEnded
 			return nil
 		}
-		return fmt.Errorf("protocol: run %d: %q after %q and %d batches: want %q, %q or %q",
-			m.ID, m.Type, MessageStarted, o.batches, MessageBatch, MessageDone, MessageError)
+		return fmt.Errorf("protocol: run %d: %q after %q and %d batches: want %q, %q, %q or %q",
+			m.ID, m.Type, MessageStarted, o.batches, MessageBatch, MessageHeld, MessageDone, MessageError)
 	case orderEnded:
 		return fmt.Errorf("protocol: run %d: %q after the run ended", m.ID, m.Type)
 	}

@@ -16,6 +16,7 @@ func TestOrder(t *testing.T) {
 		{"no batches", []string{MessageStarted, MessageDone}, -1, ""},
 		{"fails running", []string{MessageStarted, MessageBatch, MessageError}, -1, ""},
 		{"fails before starting", []string{MessageError}, -1, ""},
+		{"held first", []string{MessageHeld}, 0, `"held" before "started"`},
 		{"batch first", []string{MessageBatch, MessageStarted}, 0, `"batch" before "started"`},
 		{"done first", []string{MessageDone}, 0, `"done" before "started"`},
 		{"started twice", []string{MessageStarted, MessageBatch, MessageStarted}, 2, `"started" after "started" and 1 batches`},
@@ -42,5 +43,19 @@ func TestOrder(t *testing.T) {
 				t.Errorf("%v: not ended", tc.msgs)
 			}
 		})
+	}
+}
+
+// A held message says how many batches came before it; any other number means a lost or extra batch.
+func TestOrderHeldCountsBatches(t *testing.T) {
+	var o Order
+	for _, m := range []Message{{Type: MessageStarted}, {Type: MessageBatch}, {Type: MessageHeld, Held: 1},
+		{Type: MessageBatch}, {Type: MessageBatch}, {Type: MessageHeld, Held: 3}} {
+		if err := o.Next(m); err != nil {
+			t.Fatalf("%s %d: %v", m.Type, m.Held, err)
+		}
+	}
+	if err := o.Next(Message{Type: MessageHeld, ID: 2, Held: 4}); err == nil || !strings.Contains(err.Error(), `"held" at batch 4, after 3 batches`) {
+		t.Errorf("held at 4 after 3 batches: %v", err)
 	}
 }
