@@ -105,7 +105,7 @@ func TestPausedLinkReopensHeld(t *testing.T) {
 	p.do("cancel", chromedp.Click(chromedp.CSS("#cancel"))) // frees the machine for the second browser
 	p.waitDone(runTimeout)
 
-	q := startBrowser(t)
+	q := startOwnBrowser(t)
 	defer q.screenshot("paused-link")
 	q.open(link)
 	if _, got := q.link(); got.PausedAt != st.PausedAt {
@@ -216,7 +216,9 @@ func TestOwnDataFromFilesNeverUploaded(t *testing.T) {
 	}
 	secrets := []string{"Zyxwortle", "Qorvannic", "9001", "9003"}
 
-	p := openPlayground(t)
+	// A browser of its own: the engine worker it watches must be this page's, the only one there is.
+	p := startOwnBrowser(t)
+	p.open(serveSite(t))
 	defer p.screenshot("file-load-jsonl-csv")
 	var pageLog, workerLog requestLog
 	pageLog.listen(p.ctx)
@@ -322,7 +324,7 @@ type loadFigures struct {
 // download takes seconds, and sees the indicator count the bytes as they arrive.
 func TestLoadIndicatorAndFigures(t *testing.T) {
 	url := serveSite(t)
-	p := startBrowser(t)
+	p := startOwnBrowser(t)
 	if _, err := chromedp.Call(p.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: loadWatch}); err != nil {
 		t.Fatalf("install the load watch: %v", err)
 	}
