@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -167,6 +168,58 @@ func Test(ctx context.Context) error {
 	})
 	s.do("go test (js/wasm)", func() error { return testWasm(ctx) })
 	return s.summary()
+}
+
+// TestBusy runs Test with stress-ng loading every core twice over beside it (as a machine shared with other
+// builds is), then stops stress-ng. The suite must pass so: no test may depend on how fast the machine is.
+// It installs Debian's stress-ng with apt-get when it is missing and we are root.
+func TestBusy(ctx context.Context) error {
+	if err := ensureStressNG(ctx); err != nil {
+		return err
+	}
+	workers := busyLoadPerCore * runtime.NumCPU()
+	load := exec.Command("stress-ng", "--cpu", strconv.Itoa(workers), "--timeout", busyLoadLimit, "--quiet")
+	// Its own process group, so that stopping it stops its workers too.
+	load.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	load.Stdout, load.Stderr = os.Stdout, os.Stderr
+	fmt.Printf("$ %s\n", strings.Join(load.Args, " "))
+	if err := load.Start(); err != nil {
+		return fmt.Errorf("testbusy: start stress-ng: %w", err)
+	}
+	defer func() {
+		_ = syscall.Kill(-load.Process.Pid, syscall.SIGTERM)
+		_ = load.Wait()
+		fmt.Println("stopped stress-ng")
+	}()
+	return Test(ctx)
+}
+
+const (
+	// busyLoadPerCore is stress-ng's CPU workers per core during testbusy: twice the cores, issue 22's target.
+	busyLoadPerCore = 2
+	// busyLoadLimit stops stress-ng by itself should testbusy be killed before it can stop it; it is longer
+	// than any test run.
+	busyLoadLimit = "90m"
+)
+
+// ensureStressNG installs Debian's stress-ng package when it is missing and we are root.
+func ensureStressNG(ctx context.Context) error {
+	if _, err := exec.LookPath("stress-ng"); err == nil {
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("stress-ng is not installed; testbusy needs it: sudo apt-get install -y stress-ng")
+	}
+	env := []string{"DEBIAN_FRONTEND=noninteractive"}
+	if err := run(ctx, env, "apt-get", "install", "-y", "stress-ng"); err != nil {
+		if err := run(ctx, env, "apt-get", "update"); err != nil {
+			return fmt.Errorf("apt-get update: %w", err)
+		}
+		if err := run(ctx, env, "apt-get", "install", "-y", "stress-ng"); err != nil {
+			return fmt.Errorf("apt-get install stress-ng: %w", err)
+		}
+	}
+	return nil
 }
 
 // Fuzz runs each fuzz target of the module for $FUZZTIME (default 30s).

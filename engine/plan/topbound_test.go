@@ -9,6 +9,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/internal/fulltest"
 )
 
 // boundSources makes a build table B and a probe table P for the top-bound tests, from seed: join keys with
@@ -88,7 +89,10 @@ func rowsText(t *column.Table) string {
 // covers ties with the cut, nulls first and last, both directions, every key type, duplicate keys on both
 // sides, empty sides, the probe on either side of the join, limits 0, 1, 7 and more than the output, and
 // keys dense and sparse. Where the sort column is the probe side's, the plan must say the bound is pushed.
+// By default every size, orientation and key list runs with one limit and one shape drawn from a seed (224 of
+// the 3,584 pairs); JOINLAB_FULL_TESTS=1 runs them all (internal/fulltest).
 func TestTopBoundIsExact(t *testing.T) {
+	sample := fulltest.New(t)
 	type sizes struct {
 		b, p   int
 		spread int64
@@ -117,8 +121,8 @@ func TestTopBoundIsExact(t *testing.T) {
 				if !sz.nulls {
 					ns = []int64{7, 100} // 100 rows of a 1,024-row batch: a cut with better rows still to come
 				}
-				for _, n := range ns {
-					for _, sh := range shapes {
+				for _, n := range fulltest.Pick(sample, ns) {
+					for _, sh := range fulltest.Pick(sample, shapes) {
 						var rest string
 						if strings.HasPrefix(sh, "| sort") {
 							rest = fmt.Sprintf(sh, keys, n)

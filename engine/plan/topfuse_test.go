@@ -10,6 +10,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/internal/fulltest"
 )
 
 // topSources is a table built for ties: few distinct values per key column, a tenth of them null, reals with
@@ -87,8 +88,10 @@ func firstRows(t *column.Table, n int64) *column.Table {
 // N`, `top N by …` and `top M by … | take N` must return exactly the first N rows of the full stable sort (the
 // unfused path: `sort by …` alone, cut here), ties in input order and nulls placed as KQL defines (first
 // ascending, last descending, unless nulls first/last says otherwise), and the fused plan must hold no full
-// sort.
+// sort. By default each input, key list and limit runs one of the four shapes, drawn from a seed;
+// JOINLAB_FULL_TESTS=1 runs all four (internal/fulltest).
 func TestSortTakeFusedIsSortThenTake(t *testing.T) {
+	sample := fulltest.New(t)
 	srcs := topSources(t)
 	inputs := []string{"@T", "@T | join kind=leftouter (@K) on k | extend x = row % 7"}
 	keyLists := []string{"k", "k asc", "k desc nulls first", "s asc nulls last", "r", "ts asc", "k asc, s desc",
@@ -98,12 +101,12 @@ func TestSortTakeFusedIsSortThenTake(t *testing.T) {
 			full, _ := runRows(t, buildPlan(t, in+" | sort by "+keys, srcs))
 			for _, n := range []int64{0, 7, 100, 3000, 30000} {
 				want := tableText(firstRows(full, n))
-				for _, q := range []string{
+				for _, q := range fulltest.Pick(sample, []string{
 					fmt.Sprintf("%s | sort by %s | take %d", in, keys, n),
 					fmt.Sprintf("%s | top %d by %s", in, n, keys),
 					fmt.Sprintf("%s | top %d by %s | take %d", in, n+3, keys, n),
 					fmt.Sprintf("%s | sort by %s | take %d | take %d", in, keys, n+50, n),
-				} {
+				}) {
 					p := buildPlan(t, q, srcs)
 					ex := p.Explain()
 					if strings.Contains(ex, "  sort by") || !strings.Contains(ex, fmt.Sprintf("sort, keep first %d,", n)) {

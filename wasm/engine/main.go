@@ -43,6 +43,9 @@ type control struct {
 	passed int
 	// wake is signalled by every request about the run, so a held gate looks again at once.
 	wake chan struct{}
+	// heldAt is posted when the gate last told the page the run is held (protocol.MessageHeld), so it says so
+	// once per batch it holds at.
+	heldAt int
 }
 
 // mayGo says whether the run may go on past the gate, consuming a step if it is paused and posted a batch
@@ -73,8 +76,16 @@ func gate(ctx context.Context, id int) {
 			mu.Unlock()
 			return
 		}
-		wake := c.wake
+		// Held by the pause, not only by the page being behind: nothing more comes until a resume or a step.
+		held := c.paused && c.steps == 0 && c.posted != c.passed && c.heldAt != c.posted
+		if held {
+			c.heldAt = c.posted
+		}
+		posted, wake := c.posted, c.wake
 		mu.Unlock()
+		if held {
+			post(protocol.Message{Type: protocol.MessageHeld, ID: id, Held: posted})
+		}
 		select {
 		case <-wake:
 		case <-ctx.Done():

@@ -28,23 +28,17 @@ import (
 // traceEvents is the metrics panel's count of the run's trace events: it moves with every batch that lands.
 const traceEvents = `document.querySelector("#m-events").textContent`
 
-// waitHeld waits until a paused run stops moving: batches already on their way when the engine was held
-// still land (the page may be behind the engine on a loaded machine), then the trace's event count stays put
-// for a second. It fails the test when the count keeps moving for runTimeout, and returns the settled count.
+// waitHeld waits until a paused run is held: the engine has said it holds the run (protocol.MessageHeld) and
+// the page has applied every batch it posted before, which the status line reports. Batches already on
+// their way when the engine was held still land first, however loaded the machine. It fails the test when the
+// run ends instead, and returns the held trace event count.
 func (p *page) waitHeld() string {
 	p.t.Helper()
-	held := evaluate[string](p, traceEvents)
-	for deadline := time.Now().Add(runTimeout); ; {
-		time.Sleep(time.Second)
-		now := evaluate[string](p, traceEvents)
-		if now == held {
-			return held
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("trace events still moving while paused: %s, then %s\n%s", held, now, p.state())
-		}
-		held = now
+	p.waitFor("the engine to hold the run", `/^(Paused .*the engine is holding|Done|Canceled|The query failed)/.test(`+status+`)`, runTimeout)
+	if s := evaluate[string](p, status); !strings.HasPrefix(s, "Paused") {
+		p.t.Fatalf("the run ended while paused: %q\n%s", s, p.state())
 	}
+	return evaluate[string](p, traceEvents)
 }
 
 // runPaused sets the page up with r, runs it until rows stream, pauses it and waits until it holds still; it
@@ -111,7 +105,7 @@ func TestPausedLinkReopensHeld(t *testing.T) {
 	p.do("cancel", chromedp.Click(chromedp.CSS("#cancel"))) // frees the machine for the second browser
 	p.waitDone(runTimeout)
 
-	q := startBrowser(t)
+	q := startOwnBrowser(t)
 	defer q.screenshot("paused-link")
 	q.open(link)
 	if _, got := q.link(); got.PausedAt != st.PausedAt {
@@ -222,7 +216,9 @@ func TestOwnDataFromFilesNeverUploaded(t *testing.T) {
 	}
 	secrets := []string{"Zyxwortle", "Qorvannic", "9001", "9003"}
 
-	p := openPlayground(t)
+	// A browser of its own: the engine worker it watches must be this page's, the only one there is.
+	p := startOwnBrowser(t)
+	p.open(serveSite(t))
 	defer p.screenshot("file-load-jsonl-csv")
 	var pageLog, workerLog requestLog
 	pageLog.listen(p.ctx)
@@ -328,7 +324,7 @@ type loadFigures struct {
 // download takes seconds, and sees the indicator count the bytes as they arrive.
 func TestLoadIndicatorAndFigures(t *testing.T) {
 	url := serveSite(t)
-	p := startBrowser(t)
+	p := startOwnBrowser(t)
 	if _, err := chromedp.Call(p.ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: loadWatch}); err != nil {
 		t.Fatalf("install the load watch: %v", err)
 	}

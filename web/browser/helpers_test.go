@@ -18,14 +18,20 @@ import (
 	"github.com/joinlab/joinlab/web/site"
 )
 
+// The deadlines are for a page that is stuck, not a measure of a slow one: they only end a wait that would
+// otherwise never end, and each is several times what the wait takes on a 2-core machine loaded twice over
+// (go run mage.go testbusy). A wait ends as soon as its condition holds, so a generous deadline costs nothing.
 const (
-	// loadTimeout covers fetching and compiling app.wasm (a few MiB) on a busy 2-core machine.
-	loadTimeout = 60 * time.Second
+	// loadTimeout covers fetching and compiling app.wasm (a few MiB).
+	loadTimeout = 3 * time.Minute
 	// runTimeout covers one query over the page's small sources.
-	runTimeout = 30 * time.Second
+	runTimeout = 2 * time.Minute
 	// testTimeout bounds a whole test, browser start included.
-	testTimeout = 3 * time.Minute
-	pollEvery   = 100 * time.Millisecond
+	testTimeout = 8 * time.Minute
+	// chromeTimeout bounds one call into Chromium that is not a wait for the page: a screenshot, reading the
+	// page's state for a failure message.
+	chromeTimeout = time.Minute
+	pollEvery     = 100 * time.Millisecond
 )
 
 // The site is built and served once for all tests of the package.
@@ -39,6 +45,9 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if sharedStop != nil {
+		sharedStop()
+	}
 	if workerStop != nil {
 		workerStop()
 	}
@@ -115,16 +124,25 @@ func openPlayground(t *testing.T) *page {
 	return p
 }
 
-// startBrowser starts a headless Chromium with one blank tab, recording its console.
-func startBrowser(t *testing.T) *page {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+// One Chromium serves the package's tests, each in a tab of its own: starting a browser per test cost seconds
+// each on a loaded machine, a dozen tests' worth over the package. A test that needs a browser no other test
+// has touched (a fresh profile, an empty cache, the only worker) starts its own with startOwnBrowser.
+var (
+	sharedOnce sync.Once
+	sharedCtx  context.Context // the shared browser's first tab, which owns the browser process
+	sharedErr  error
+	sharedStop func()
+)
+
+// browserOptions are the launch options of every Chromium the tests start.
+func browserOptions(t *testing.T, profile string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
 		chromedp.Headless,
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1200, 900),
 		// Nothing outside 127.0.0.1 is reachable here, and the browser must not try.
 		chromedp.Flag("disable-quic", true),
@@ -132,14 +150,51 @@ func startBrowser(t *testing.T) *page {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+}
+
+// startBrowser opens a blank tab in the package's shared Chromium, recording its console; the tab closes when
+// the test ends.
+func startBrowser(t *testing.T) *page {
+	t.Helper()
+	sharedOnce.Do(func() {
+		profile, err := os.MkdirTemp("", "joinlab-chromium-")
+		if err != nil {
+			sharedErr = err
+			return
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browserOptions(t, profile)...)
+		ctx, cancel := chromedp.NewContext(allocCtx)
+		sharedCtx = ctx
+		sharedStop = func() { cancel(); cancelAlloc(); os.RemoveAll(profile) }
+		if err := chromedp.Do(ctx); err != nil { // start the browser
+			sharedErr = err
+		}
+	})
+	if sharedErr != nil {
+		t.Fatalf("start Chromium: %v", sharedErr)
+	}
+	// A context made from a tab's context opens a new tab in the same browser; closing it closes only the tab.
+	tabCtx, cancelTab := chromedp.NewContext(sharedCtx)
+	return attach(t, tabCtx, cancelTab)
+}
+
+// startOwnBrowser starts a headless Chromium of the test's own, on a fresh profile, with one blank tab.
+func startOwnBrowser(t *testing.T) *page {
+	t.Helper()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), browserOptions(t, t.TempDir())...)
 	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(tabCtx, testTimeout)
 	// Cleanups run last-registered first: the browser stops before t.TempDir removes its profile.
-	t.Cleanup(func() { cancelTimeout(); cancelTab(); cancelAlloc() })
+	return attach(t, tabCtx, func() { cancelTab(); cancelAlloc() })
+}
+
+// attach opens the tab of tabCtx under the test's deadline and records its console; stop closes it.
+func attach(t *testing.T, tabCtx context.Context, stop func()) *page {
+	t.Helper()
+	ctx, cancelTimeout := context.WithTimeout(tabCtx, testTimeout)
+	t.Cleanup(func() { cancelTimeout(); stop() })
 
 	p := &page{t: t, ctx: ctx}
-	if err := chromedp.Do(ctx); err != nil { // start the browser and open the tab
+	if err := chromedp.Do(ctx); err != nil { // start the browser if it is the test's own, and open the tab
 		t.Fatalf("start Chromium: %v", err)
 	}
 	messages := chromedp.Console(ctx)
@@ -185,7 +240,7 @@ func (p *page) waitFor(what, expr string, timeout time.Duration) {
 
 // state describes the page for a failure message.
 func (p *page) state() string {
-	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, chromeTimeout)
 	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({
 		loading: text("#loading"),
@@ -242,11 +297,11 @@ func (p *page) screenshot(name string) {
 		p.t.Errorf("screenshot: %v", err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, chromeTimeout)
 	defer cancel()
 	if errors.Is(p.ctx.Err(), context.DeadlineExceeded) {
 		// The test's own time ran out; the tab still answers, so take the picture with a fresh deadline.
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(p.ctx), 10*time.Second)
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(p.ctx), chromeTimeout)
 		defer cancel()
 	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

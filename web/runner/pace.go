@@ -24,14 +24,18 @@ const (
 	maxSpeed = 1e9
 )
 
-// wallClock is wall time as the stream sees it; tests play a run back without waiting by faking it.
+// wallClock is wall time as the stream sees it: every reading of time the stream takes (flush cadence,
+// playback, the page's holds) goes through it, so tests play a run back on a clock of their own, with no
+// wall time and no sleeping in them.
 type wallClock interface {
+	Now() time.Time
 	Since(time.Time) time.Duration
 	Sleep(time.Duration)
 }
 
 type realClock struct{}
 
+func (realClock) Now() time.Time                  { return time.Now() }
 func (realClock) Since(t time.Time) time.Duration { return time.Since(t) }
 func (realClock) Sleep(d time.Duration)           { time.Sleep(d) }
 

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -9,20 +10,33 @@ import (
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
-// fakeClock plays a run back without waiting: Sleep only moves the clock on.
+// fakeClock is the stream's clock in tests: it moves only when the stream sleeps, and by tick at each
+// reading, never with wall time, so what a test sees does not depend on how fast or how loaded the machine
+// is. With tick 0 the engine's work takes no time at all and playback is exactly the waits.
 type fakeClock struct {
 	mu    sync.Mutex
+	now   time.Time
+	tick  time.Duration
 	slept time.Duration
 }
 
-func (c *fakeClock) Since(t time.Time) time.Duration {
+// fakeEpoch is where fake clocks start; any fixed time would do.
+var fakeEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newFakeClock(tick time.Duration) *fakeClock { return &fakeClock{now: fakeEpoch, tick: tick} }
+
+func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return time.Since(t) + c.slept
+	c.now = c.now.Add(c.tick)
+	return c.now
 }
+
+func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 func (c *fakeClock) Sleep(d time.Duration) {
 	c.mu.Lock()
+	c.now = c.now.Add(d)
 	c.slept += d
 	c.mu.Unlock()
 }
@@ -31,8 +45,8 @@ func (c *fakeClock) Sleep(d time.Duration) {
 // time at the run's speed. It returns the messages and the time slept.
 func playback(t *testing.T, r *protocol.Run) ([]protocol.Message, time.Duration) {
 	t.Helper()
-	clock := &fakeClock{}
-	start := time.Now() // no later than the stream's own start, so Since(start) bounds its playback time
+	clock := newFakeClock(0)
+	start := clock.Now() // the stream's own start, since the clock moves only when it sleeps
 	var msgs []protocol.Message
 	late := 0
 	streamWith(context.Background(), clock, 1, r, func(m protocol.Message) {
@@ -59,6 +73,9 @@ func playback(t *testing.T, r *protocol.Run) ([]protocol.Message, time.Duration)
 	return msgs, clock.slept
 }
 
+// TestPlaybackSpeed plays a run over simulated sources at several speeds on a fake clock, on which the
+// engine's work takes no time: playback is then exactly the waits, so they must add up to the trace's last
+// event at that speed, within one paceGrain (a wait shorter than that is skipped) and never past it.
 func TestPlaybackSpeed(t *testing.T) {
 	base := protocol.Run{Query: "", Scenario: "okta-crowdstrike-small", Seed: 1}
 	sc, err := findScenario(base.Scenario)
@@ -70,23 +87,29 @@ func TestPlaybackSpeed(t *testing.T) {
 	if slept != 0 {
 		t.Fatalf("flat out slept %v", slept)
 	}
-	virtual := last(flat).Stats.VirtualTotal
-	if virtual <= 0 {
+	if virtual := last(flat).Stats.VirtualTotal; virtual <= 0 {
 		t.Fatalf("scenario %s keeps no virtual clock (virtual_ms_total %v); the test needs one", base.Scenario, virtual)
+	}
+	var lastAt time.Duration // the trace time of the last paced event
+	for _, m := range flat {
+		for _, e := range m.Events {
+			if e.Attrs["phase"] != "plan" {
+				lastAt = max(lastAt, e.At)
+			}
+		}
 	}
 	want := rowsOf(flat)
 	for _, speed := range []float64{1, 10, 1000} {
 		r := base
 		r.Speed = speed
 		msgs, slept := playback(t, &r)
-		// Playback time is at least the trace's time at that speed: the engine's own time plus the waits.
-		due := time.Duration(virtual / speed * float64(time.Millisecond))
-		t.Logf("speed %g: virtual %.0f ms, slept %v, %d messages", speed, virtual, slept, len(msgs))
-		if due > 10*paceGrain && slept < due/2 {
-			t.Errorf("speed %g: slept %v for %v of trace time", speed, slept, due)
+		due := time.Duration(float64(lastAt) / speed)
+		t.Logf("speed %g: last event at trace time %v, due at %v, slept %v, %d messages", speed, lastAt, due, slept, len(msgs))
+		if slept > due || slept < due-paceGrain {
+			t.Errorf("speed %g: slept %v; the last event is due at %v, so want within %v before it", speed, slept, due, paceGrain)
 		}
-		if got := rowsOf(msgs); len(got) != len(want) {
-			t.Errorf("speed %g: %d rows, flat out %d", speed, len(got), len(want))
+		if got := rowsOf(msgs); !slices.Equal(got, want) {
+			t.Errorf("speed %g: %d rows, flat out %d (or in another order)", speed, len(got), len(want))
 		}
 	}
 }

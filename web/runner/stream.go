@@ -110,7 +110,8 @@ func Stream(ctx context.Context, id int, run *protocol.Run, post func(protocol.M
 }
 
 func streamWith(ctx context.Context, clock wallClock, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
-	s := &stream{ctx: ctx, clock: clock, id: id, post: post, yield: yield, start: time.Now(), lastFlush: time.Now()}
+	now := clock.Now()
+	s := &stream{ctx: ctx, clock: clock, id: id, post: post, yield: yield, start: now, lastFlush: now}
 	if run != nil {
 		s.speed = validSpeed(run.Speed)
 	}
@@ -132,7 +133,10 @@ type stream struct {
 	yield func()
 	start time.Time
 
-	postMu    sync.Mutex // serialises flushes: a strategy may read its inputs from several goroutines
+	postMu sync.Mutex // serialises flushes: a strategy may read its inputs from several goroutines
+	// started is set, with postMu held, once the started message is posted; until then flush posts nothing
+	// (protocol.Order: no batch before started), so what planning traces waits for the first batch after it.
+	started   bool
 	mu        sync.Mutex // guards what trace events (possibly from other goroutines) touch
 	rows      [][]string
 	events    []trace.Event
@@ -230,7 +234,7 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 			names = append(names, f.Name)
 		}
 	}
-	s.post(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs})
+	s.begin(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs})
 	st, err := p.Run(ctx, func(b *column.Batch) error {
 		if rows, _ := s.pending(); rows+b.N > maxRowsPerMessage {
 			s.flush()
@@ -321,35 +325,63 @@ func (s *stream) addRows(b *column.Batch, visible []int) {
 // cancellation there, after yielding, since the engine's own loops may not look at ctx often.
 func (s *stream) maybeFlush(ctx context.Context) error {
 	rows, events := s.pending()
-	if rows < maxRowsPerMessage && events < maxEventsPerMessage && time.Since(s.flushedAt()) < FlushEvery {
+	if rows < maxRowsPerMessage && events < maxEventsPerMessage && s.clock.Since(s.flushedAt()) < FlushEvery {
 		return nil
 	}
 	s.flush()
 	return ctx.Err()
 }
 
+// begin posts the started message; from then on flush posts batches.
+func (s *stream) begin(m protocol.Message) {
+	s.postMu.Lock()
+	defer s.postMu.Unlock()
+	s.post(m)
+	s.started = true
+}
+
+// flush posts the rows and events gathered since the last flush, events in messages of at most
+// maxEventsPerMessage (the reads while planning may have gathered more), then yields. Before the started
+// message it posts nothing and keeps what it has, only yielding, so that a cancel still gets in.
 func (s *stream) flush() {
 	s.postMu.Lock()
 	defer s.postMu.Unlock()
 	s.mu.Lock()
+	s.lastFlush = s.clock.Now()
+	if !s.started {
+		s.mu.Unlock()
+		s.yieldToPage()
+		return
+	}
 	rows, events, dropped := s.rows, s.events, s.dropped
 	s.rows, s.events, s.dropped = nil, nil, 0
 	s.sent += int64(len(events))
-	s.lastFlush = time.Now()
 	s.mu.Unlock()
 	if len(rows) > 0 || len(events) > 0 || dropped > 0 {
 		// A run of zero-column rows would pack to "" like no rows at all; such queries are not expressible.
-		s.post(protocol.Message{Type: protocol.MessageBatch, ID: s.id, Rows: protocol.PackRows(rows), Events: events,
-			Dropped: dropped})
+		m := protocol.Message{Type: protocol.MessageBatch, ID: s.id, Rows: protocol.PackRows(rows), Dropped: dropped}
+		for len(events) > maxEventsPerMessage {
+			m.Events, events = events[:maxEventsPerMessage], events[maxEventsPerMessage:]
+			s.post(m)
+			m = protocol.Message{Type: protocol.MessageBatch, ID: s.id}
+		}
+		m.Events = events
+		s.post(m)
 	}
-	if s.yield != nil {
-		t0 := s.clock.Since(s.start)
-		s.yield()
-		held := s.clock.Since(s.start) - t0
-		s.mu.Lock()
-		s.held += held
-		s.mu.Unlock()
+	s.yieldToPage()
+}
+
+// yieldToPage calls yield, counting the time it held the run as the page's. s.postMu must be held.
+func (s *stream) yieldToPage() {
+	if s.yield == nil {
+		return
 	}
+	t0 := s.clock.Since(s.start)
+	s.yield()
+	held := s.clock.Since(s.start) - t0
+	s.mu.Lock()
+	s.held += held
+	s.mu.Unlock()
 }
 
 // pending is how many rows and trace events wait for the next flush.
@@ -489,7 +521,7 @@ type countingIter struct {
 func (c *countingIter) Next(ctx context.Context) (*column.Batch, error) {
 	// A join may read for a long time before its first output row (a hash join's build side, a nested
 	// loop's passes); flushing here too keeps the trace live and lets a cancel in.
-	if s := c.src.sink; time.Since(s.flushedAt()) >= FlushEvery {
+	if s := c.src.sink; s.clock.Since(s.flushedAt()) >= FlushEvery {
 		s.flush()
 		if err := ctx.Err(); err != nil {
 			return nil, err

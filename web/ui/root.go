@@ -31,7 +31,11 @@ func (c *Root) StatusText() string {
 	switch r.Status {
 	case StatusRunning:
 		if r.Paused {
-			return fmt.Sprintf("Paused at %s rows, %s trace events.", count(int64(r.Rows.Len())), count(r.Trace.Events))
+			held := "."
+			if r.Held() {
+				held = "; the engine is holding."
+			}
+			return fmt.Sprintf("Paused at %s rows, %s trace events%s", count(int64(r.Rows.Len())), count(r.Trace.Events), held)
 		}
 		return fmt.Sprintf("Running… %s rows so far.", count(int64(r.Rows.Len())))
 	case StatusDone:

@@ -62,6 +62,9 @@ func (s *State) cancelCompare() {
 func (s *State) compareFollow(typ string, paused bool) {
 	if r := s.CompareRun; r != nil && r.Status == StatusRunning {
 		r.Paused = paused
+		if !paused {
+			r.HeldAt = 0
+		}
 		s.Env.Post(protocol.Request{Type: typ, ID: r.ID})
 	}
 }

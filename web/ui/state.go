@@ -124,12 +124,14 @@ type Run struct {
 	// Paused is set while the engine holds the run (after the batch it was posting); Step lets one more through.
 	Paused bool
 	// Batches counts the batch messages received; PauseAfter, when positive, is the batch the engine holds
-	// the run at (a share link's paused step).
-	Batches, PauseAfter int
-	Started             time.Time
+	// the run at (a share link's paused step); HeldAt is the batch count of the engine's last held message.
+	Batches, PauseAfter, HeldAt int
+	Started                     time.Time
 	// FirstRow and Finished are wall time since Started; zero until they happen.
 	FirstRow, Finished time.Duration
 	Trace              *TraceView
+	// order checks the run's messages come as the protocol says; one out of order is shown, not applied.
+	order protocol.Order
 }
 
 // NewState returns a State waiting for the engine, with the playground's starting query and tables.
@@ -182,6 +184,10 @@ func (s *State) Apply(m protocol.Message) {
 	if r == nil {
 		return
 	}
+	if err := r.order.Next(m); err != nil {
+		s.Notice = "The engine sent a message out of order: " + err.Error()
+		return
+	}
 	defer s.compareDone()
 	switch m.Type {
 	case protocol.MessageStarted:
@@ -197,6 +203,8 @@ func (s *State) Apply(m protocol.Message) {
 		}
 		r.Trace.Dropped += m.Dropped
 		r.addEvents(m.Events)
+	case protocol.MessageHeld:
+		r.HeldAt = m.Held
 	case protocol.MessageDone:
 		r.Status, r.Stats = StatusDone, m.Stats
 		r.Finished = time.Since(r.Started)
@@ -210,6 +218,12 @@ func (s *State) Apply(m protocol.Message) {
 		}
 		r.Finished = time.Since(r.Started)
 	}
+}
+
+// Held reports whether the engine holds the paused run and the page has applied every batch it posted
+// before: what is on screen stays as it is until a resume or a step.
+func (r *Run) Held() bool {
+	return r.Status == StatusRunning && r.Paused && r.HeldAt > 0 && r.HeldAt == r.Batches
 }
 
 // addEvents folds trace events into the run's summary.
@@ -280,6 +294,9 @@ func (s *State) TogglePause() {
 		return
 	}
 	s.Run.Paused = !s.Run.Paused
+	if !s.Run.Paused {
+		s.Run.HeldAt = 0 // resumed: a later pause holds at a later batch
+	}
 	typ := protocol.RequestResume
 	if s.Run.Paused {
 		typ = protocol.RequestPause

@@ -5,7 +5,9 @@
 // A run is a conversation keyed by its ID: the page sends a "run" Request, the engine answers "started" (the
 // output columns and the explain text), then any number of "batch" Messages (rows and trace events, merged
 // so the page gets a few dozen messages a second however fast the engine goes), then exactly one of "done"
-// or "error". A "cancel" Request stops the run it names; its last Message is then an "error" with Canceled set.
+// or "error"; a paused run's "held" may come between its batches. A run that fails before it starts (a query error) sends only the "error". A "cancel" Request
+// stops the run it names; its last Message is then an "error" with Canceled set. Order checks a run's messages
+// against this.
 package protocol
 
 import (
@@ -45,6 +47,10 @@ const (
 	MessageBatch     = "batch"
 	MessageDone      = "done"
 	MessageError     = "error"
+	// MessageHeld says a paused run is held: the engine posts nothing more of it until the page resumes or
+	// steps it, and Held is the number of batches it posted before (the page has them all once this comes,
+	// since messages arrive in order). It may come between a run's batches, any number of times.
+	MessageHeld = "held"
 	// MessageLoadError is posted by the worker's script, not the engine, when engine.wasm cannot start.
 	MessageLoadError = "load_error"
 )
@@ -121,6 +127,9 @@ type Message struct {
 	// Dropped counts trace events the engine did not send, to keep a message small (it sends the first
 	// eventsPerRun of a run in full, then only the kinds that stay rare).
 	Dropped int64 `json:"dropped,omitempty"`
+
+	// Held: the batches of the run the engine had posted when it held it.
+	Held int `json:"held,omitempty"`
 
 	// Done (and Error, as far as the run got).
 	Stats *Stats `json:"stats,omitempty"`
