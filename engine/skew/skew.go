@@ -136,6 +136,20 @@ func (c *Counter) Count(key string) (count, err int64) {
 	return b, b
 }
 
+// Each calls f with every key the counter holds and its measured count: every distinct key while exact,
+// else the sketch's tracked keys (whose counts are upper bounds). The order is unspecified.
+func (c *Counter) Each(f func(key string, count int64)) {
+	if c.exact != nil {
+		for k, n := range c.exact {
+			f(k, n)
+		}
+		return
+	}
+	for _, it := range c.sketch.items {
+		f(it.Key, it.Count)
+	}
+}
+
 // Above returns the keys whose measured count is at least min, largest first (ties by key).
 func (c *Counter) Above(min int64) []Item {
 	var out []Item

@@ -25,6 +25,11 @@ func TestExactCounts(t *testing.T) {
 	if n, err := c.Count("3"); n != 10 || err != 0 {
 		t.Fatalf("Count(3) = %d±%d, want 10", n, err)
 	}
+	each := map[string]int64{}
+	c.Each(func(k string, n int64) { each[k] += n })
+	if len(each) != 11 || each["hot"] != 51 || each["7"] != 10 {
+		t.Fatalf("Each saw %v, want 11 keys, hot 51 and 10 of each digit", each)
+	}
 }
 
 // TestSketchKeepsHeavyKeys feeds more distinct keys than ExactKeys, with a few planted heavy keys, and checks
@@ -64,6 +69,16 @@ func TestSketchKeepsHeavyKeys(t *testing.T) {
 		if !found[k] {
 			t.Fatalf("heavy key %s (%d rows of %d) not reported; got %v", k, truth[k], c.Total(), above)
 		}
+	}
+	tracked := 0
+	c.Each(func(k string, n int64) {
+		tracked++
+		if got, _ := c.Count(k); got != n {
+			t.Fatalf("Each gave %s %d rows, Count %d", k, n, got)
+		}
+	})
+	if tracked != SketchCounters {
+		t.Fatalf("Each visited %d tracked keys, want %d", tracked, SketchCounters)
 	}
 	for k, n := range truth {
 		if n > bound {
