@@ -432,9 +432,18 @@ func (p *SaltPlan) Predict(leftRowBytes, rightRowBytes float64) Prediction {
 	} else {
 		var heavySpread, heavyExp int64
 		for _, h := range p.Heavy {
-			addKey(h.Key, h.Left, h.Right)
-			heavySpread += h.spreadRows(p.SpreadLeft)
-			heavyExp += h.expandedRows(p.SpreadLeft)
+			// Point estimates, not the plan's upper bounds: a key the sketch lost on the expanded side
+			// would otherwise count the sketch's whole error bound in rows, and its pairs with them.
+			l, r := h.Left, h.Right
+			if m != nil {
+				l, r = int64(math.Round(m.Left.Estimate(h.Key))), int64(math.Round(m.Right.Estimate(h.Key)))
+			}
+			addKey(h.Key, l, r)
+			if p.SpreadLeft {
+				heavySpread, heavyExp = heavySpread+l, heavyExp+r
+			} else {
+				heavySpread, heavyExp = heavySpread+r, heavyExp+l
+			}
 		}
 		restSpread := float64(max(spreadNonNull-heavySpread, 0))
 		restExp := float64(max(expNonNull-heavyExp, 0))

@@ -30,6 +30,9 @@ func TestExactCounts(t *testing.T) {
 	if len(each) != 11 || each["hot"] != 51 || each["7"] != 10 {
 		t.Fatalf("Each saw %v, want 11 keys, hot 51 and 10 of each digit", each)
 	}
+	if e, z := c.Estimate("hot"), c.Estimate("absent"); e != 51 || z != 0 {
+		t.Fatalf("exact estimates: hot %g, absent %g; want 51 and 0", e, z)
+	}
 }
 
 // TestSketchKeepsHeavyKeys feeds more distinct keys than ExactKeys, with a few planted heavy keys, and checks
@@ -79,6 +82,22 @@ func TestSketchKeepsHeavyKeys(t *testing.T) {
 	})
 	if tracked != SketchCounters {
 		t.Fatalf("Each visited %d tracked keys, want %d", tracked, SketchCounters)
+	}
+	// Point estimates: a heavy key's lies within its bounds; a key the sketch lost (the tail here is keys of
+	// about one row each) is estimated near one row.
+	for k := range heavy {
+		n, err := c.Count(k)
+		if e := c.Estimate(k); e < float64(n-err) || e > float64(n) {
+			t.Fatalf("%s: estimate %g outside [%d, %d]", k, e, n-err, n)
+		}
+	}
+	for k, n := range truth {
+		if _, tracked := c.sketch.pos[k]; !tracked && n == 1 {
+			if e := c.Estimate(k); e < 0.5 || e > 2 {
+				t.Fatalf("untracked %s (1 row): estimate %g, want about 1", k, e)
+			}
+			break
+		}
 	}
 	for k, n := range truth {
 		if n > bound {
