@@ -211,6 +211,10 @@ type SaltPlan struct {
 	LeftThreshold, RightThreshold int64
 
 	salted map[string]bool
+	// kind and measure are what Predict replays the run's routing from (measure is nil for the plans of the
+	// shuffle and broadcast joins, which are not measured).
+	kind    Kind
+	measure *SkewMeasure
 	// every salts every key, heavy or not: the broadcast join's plan (broadcast.go), whose expanded side is
 	// copied whole to every worker.
 	every bool
@@ -249,7 +253,7 @@ func planSaltAt(spec *Spec, m *SkewMeasure, w int, naive bool) *SaltPlan {
 	p := &SaltPlan{Workers: w, Naive: naive, Exact: m.Left.Exact() && m.Right.Exact(),
 		LeftRows: m.LeftRows, RightRows: m.RightRows, LeftBytes: m.LeftBytes, RightBytes: m.RightBytes,
 		LeftThreshold: skew.Threshold(m.LeftRows, w), RightThreshold: skew.Threshold(m.RightRows, w),
-		salted: map[string]bool{}}
+		salted: map[string]bool{}, kind: spec.Kind, measure: m}
 	unique := spec.Kind == InnerUnique && !naive // the left side keeps one row per key
 	cand := map[string]bool{}
 	if !unique {
@@ -348,39 +352,155 @@ func (p *SaltPlan) copies() int64 {
 // SaltedKeys is the number of keys salted.
 func (p *SaltPlan) SaltedKeys() int { return len(p.salted) }
 
-// Prediction is the planner's view of the shuffle's balance, from the measure alone: the heaviest worker's
-// rows with no salting (the heaviest key's rows on both sides plus a fair share of the rest) and with it (a
-// fair share of everything, copies included), each over a fair share of the unsalted rest (the median).
+// Prediction is the planner's estimate of the shuffle the run will make, computed from the measure alone.
 type Prediction struct {
+	// MaxOverMedianBefore and MaxOverMedianAfter are the busiest worker's load over the median worker's, as
+	// a plain shuffle and with salting: the run's load_max_over_median_before and _after.
 	MaxOverMedianBefore, MaxOverMedianAfter float64
-	CopiedRows                              int64
-	CopiedBytes                             int64
+	// CopiedRows is the extra rows the expansion makes: the run's rows_replicated.
+	CopiedRows int64
+	// BytesBefore and BytesAfter are the bytes routed without and with salting: the run's bytes_moved_before
+	// and bytes_moved_after.
+	BytesBefore, BytesAfter int64
 }
 
-// Predict estimates the balance before and after salting.
-func (p *SaltPlan) Predict() Prediction {
-	total := float64(p.LeftRows + p.RightRows)
-	var heavyRows, heaviest float64
-	for _, h := range p.Heavy {
-		if h.Salted {
-			heavyRows += float64(h.Left + h.Right)
-			heaviest = max(heaviest, float64(h.Left+h.Right))
+// Predict replays the run's routing (route) on the measured key counts instead of the rows: each key goes to
+// worker saltHash(key) mod W and adds its rows and its pairs (left × right) there, the load the run counts; a
+// salted key's spread rows are dealt round-robin over its W salts, the run's own order, and its expanded rows
+// reach every worker; null keys are dealt round-robin; innerunique keeps one left row a key, and full outer
+// routes expanded rows whose key the spread side lacks apart. So with exact counts the loads are the run's
+// loads exactly. With a sketch, only the heavy keys are replayed; the rows of the other keys are spread evenly,
+// pairing like a key join (min of the two sides' rows), which the sketch cannot see beyond.
+//
+// leftRowBytes and rightRowBytes are the average bytes of a row of each side as the run reads it (the
+// columns the query needs, not just the keys): bytes are routed rows times those widths, and a copy costs a
+// row of the expanded side. Cost: one pass over the measured keys (at most skew.ExactKeys), O(W) memory.
+func (p *SaltPlan) Predict(leftRowBytes, rightRowBytes float64) Prediction {
+	W := p.Workers
+	before, after := make([]float64, W), make([]float64, W)
+	unique := p.kind == InnerUnique && !p.Naive
+	fullApart := p.kind == FullOuter && !p.Naive
+	var spreadRouted, expRouted float64
+	var copies int64
+	addKey := func(key string, l, r int64) {
+		if unique {
+			l = min(l, 1)
+		}
+		spread, exp := l, r
+		if !p.SpreadLeft {
+			spread, exp = r, l
+		}
+		home := int(saltHash([]byte(key)) % uint64(W))
+		spreadRouted += float64(spread)
+		expRouted += float64(exp)
+		if fullApart && spread == 0 {
+			before[home] += float64(exp) // unmatched, routed apart: a plain shuffle would have sent it home
+			return
+		}
+		before[home] += float64(l + r + l*r)
+		if !p.salts(key) {
+			after[home] += float64(l + r + l*r)
+			return
+		}
+		for salt := range W {
+			n := spread / int64(W)
+			if int64(salt) < spread%int64(W) {
+				n++
+			}
+			after[(home+salt)%W] += float64(n + n*exp)
+		}
+		for w := range after {
+			after[w] += float64(exp)
+		}
+		copies += exp * int64(W-1)
+	}
+	var spreadNonNull, expNonNull int64 // rows with a key, per side
+	m := p.measure
+	if m != nil {
+		spreadNonNull, expNonNull = m.Left.Total(), m.Right.Total()
+		if !p.SpreadLeft {
+			spreadNonNull, expNonNull = expNonNull, spreadNonNull
 		}
 	}
-	w := float64(p.Workers)
-	rest := max((total-heavyRows)/w, 1)
-	pr := Prediction{CopiedRows: p.copies()}
-	pr.MaxOverMedianBefore = (heaviest + rest) / rest
-	pr.MaxOverMedianAfter = max((total+float64(pr.CopiedRows))/w/rest, 1)
-	eb := p.RightBytes
-	er := p.RightRows
+	if m != nil && p.Exact {
+		counts := map[string][2]int64{}
+		m.Left.Each(func(k string, n int64) { c := counts[k]; c[0] = n; counts[k] = c })
+		m.Right.Each(func(k string, n int64) { c := counts[k]; c[1] = n; counts[k] = c })
+		for k, c := range counts {
+			addKey(k, c[0], c[1])
+		}
+	} else {
+		var heavySpread, heavyExp int64
+		for _, h := range p.Heavy {
+			// Point estimates, not the plan's upper bounds: a key the sketch lost on the expanded side
+			// would otherwise count the sketch's whole error bound in rows, and its pairs with them.
+			l, r := h.Left, h.Right
+			if m != nil {
+				l, r = int64(math.Round(m.Left.Estimate(h.Key))), int64(math.Round(m.Right.Estimate(h.Key)))
+			}
+			addKey(h.Key, l, r)
+			if p.SpreadLeft {
+				heavySpread, heavyExp = heavySpread+l, heavyExp+r
+			} else {
+				heavySpread, heavyExp = heavySpread+r, heavyExp+l
+			}
+		}
+		restSpread := float64(max(spreadNonNull-heavySpread, 0))
+		restExp := float64(max(expNonNull-heavyExp, 0))
+		if unique && !p.SpreadLeft {
+			restExp = min(restExp, restSpread) // at most one left row per key
+		}
+		share := (restSpread + restExp + min(restSpread, restExp)) / float64(W)
+		for w := range W {
+			before[w] += share
+			after[w] += share
+		}
+		spreadRouted += restSpread
+		expRouted += restExp
+	}
+	// Null keys: the spread side's (and, in the naive variant, both sides') are dealt round-robin from worker
+	// 0, in reading order; full outer's expanded null keys are counted where a plain shuffle would deal them.
+	spreadRows, expRows := p.LeftRows, p.RightRows
 	if !p.SpreadLeft {
-		eb, er = p.LeftBytes, p.LeftRows
+		spreadRows, expRows = expRows, spreadRows
 	}
-	if er > 0 {
-		pr.CopiedBytes = int64(float64(pr.CopiedRows) * float64(eb) / float64(er))
+	rr := 0
+	deal := func(n int64, routed bool) {
+		for range n {
+			before[rr%W]++
+			if routed {
+				after[rr%W]++
+			}
+			rr++
+		}
 	}
+	if m != nil {
+		spreadNull, expNull := max(spreadRows-spreadNonNull, 0), max(expRows-expNonNull, 0)
+		deal(spreadNull, true)
+		spreadRouted += float64(spreadNull)
+		if p.Naive || fullApart {
+			deal(expNull, p.Naive)
+			expRouted += float64(expNull)
+		}
+	}
+	spreadWidth, expWidth := leftRowBytes, rightRowBytes
+	if !p.SpreadLeft {
+		spreadWidth, expWidth = rightRowBytes, leftRowBytes
+	}
+	pr := Prediction{CopiedRows: copies,
+		MaxOverMedianBefore: MaxOverMedian(roundLoads(before)), MaxOverMedianAfter: MaxOverMedian(roundLoads(after))}
+	pr.BytesBefore = int64(spreadRouted*spreadWidth + expRouted*expWidth)
+	pr.BytesAfter = pr.BytesBefore + int64(float64(copies)*expWidth)
 	return pr
+}
+
+// roundLoads turns predicted loads into the whole rows and pairs the run counts.
+func roundLoads(loads []float64) []int64 {
+	out := make([]int64, len(loads))
+	for i, l := range loads {
+		out[i] = int64(math.Round(l))
+	}
+	return out
 }
 
 func saltSide(left bool) string {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/join"
 	"github.com/joinlab/joinlab/engine/memory"
@@ -93,7 +94,7 @@ func chooseSalted(jp *JoinPlan) (bool, string) {
 	if err != nil || p.SaltedKeys() == 0 {
 		return false, ""
 	}
-	pr := p.Predict()
+	pr := p.Predict(0, 0) // only the loads matter here, not the bytes
 	if pr.MaxOverMedianBefore < saltWhenSkewAbove {
 		return false, ""
 	}
@@ -127,7 +128,7 @@ func sampleLooksSkewed(jp *JoinPlan) bool {
 		return false
 	}
 	p := join.PlanSalt(jp.Spec, m, join.SaltOptions{})
-	return p.SaltedKeys() > 0 && p.Predict().MaxOverMedianBefore >= saltWhenSkewAbove
+	return p.SaltedKeys() > 0 && p.Predict(0, 0).MaxOverMedianBefore >= saltWhenSkewAbove
 }
 
 // The measure of a join is taken once, when first asked for (by Choose while planning, else by Explain or
@@ -142,19 +143,64 @@ type saltEntry struct {
 	once sync.Once
 	plan *join.SaltPlan
 	err  error
+
+	widthOnce             sync.Once
+	leftWidth, rightWidth float64
+	widthErr              error
 }
 
 var saltPlans sync.Map // saltKey → *saltEntry
 
-func saltPlanOf(jp *JoinPlan, naive bool) (*join.SaltPlan, error) {
+func saltEntryOf(jp *JoinPlan, naive bool) *saltEntry {
 	key := saltKey{weak.Make(jp), naive}
 	v, loaded := saltPlans.LoadOrStore(key, &saltEntry{})
 	if !loaded {
 		runtime.AddCleanup(jp, func(k saltKey) { saltPlans.Delete(k) }, key)
 	}
-	e := v.(*saltEntry)
+	return v.(*saltEntry)
+}
+
+func saltPlanOf(jp *JoinPlan, naive bool) (*join.SaltPlan, error) {
+	e := saltEntryOf(jp, naive)
 	e.once.Do(func() { e.plan, e.err = measureSalt(jp, naive) })
 	return e.plan, e.err
+}
+
+// saltRowWidths is the average bytes of a row of each side as the run will read it, measured over the first
+// saltSampleRows rows of each. The skew measure cannot give it: when the planner measures (from Choose), the
+// sides read only their keys, and the run reads every column the query needs. Explain asks for it after the
+// liveness pass, so the sample reads those columns. Rows of one input have about the same width, so a sample
+// is enough; a side with no rows is 0 bytes wide.
+func saltRowWidths(jp *JoinPlan, naive bool) (left, right float64, err error) {
+	e := saltEntryOf(jp, naive)
+	e.widthOnce.Do(func() {
+		e.leftWidth, e.widthErr = sampleRowWidth(jp, true)
+		if e.widthErr == nil {
+			e.rightWidth, e.widthErr = sampleRowWidth(jp, false)
+		}
+	})
+	return e.leftWidth, e.rightWidth, e.widthErr
+}
+
+func sampleRowWidth(jp *JoinPlan, left bool) (float64, error) {
+	ctx := context.Background()
+	op, err := jp.OpenSide(ctx, left)
+	if err != nil {
+		return 0, fmt.Errorf("salted join: open %s side: %w", saltSideName(left), err)
+	}
+	var rows, bytes int64
+	err = exec.Drain(ctx, exec.NewTake(op, saltSampleRows), func(b *column.Batch) error {
+		rows += int64(b.N)
+		bytes += b.Bytes()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("salted join: sample %s side's rows: %w", saltSideName(left), err)
+	}
+	if rows == 0 {
+		return 0, nil
+	}
+	return float64(bytes) / float64(rows), nil
 }
 
 // measureSalt scans both sides for their key frequencies and plans the salting. The assumption, stated where
@@ -174,12 +220,7 @@ func measureSalt(jp *JoinPlan, naive bool) (*join.SaltPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := join.PlanSalt(jp.Spec, m, join.SaltOptions{Naive: naive})
-	// The measuring scan may have read only the keys; explain's bytes use the planner's row widths.
-	perRow := func(e Estimate) float64 { return e.Bytes / max(e.Rows, 1) }
-	p.LeftBytes = int64(float64(m.LeftRows) * perRow(jp.Left))
-	p.RightBytes = int64(float64(m.RightRows) * perRow(jp.Right))
-	return p, nil
+	return join.PlanSalt(jp.Spec, m, join.SaltOptions{Naive: naive}), nil
 }
 
 // explainSalted describes the salting: W, the spread side and why, the heavy keys with their counts, the
@@ -230,14 +271,18 @@ func explainSalted(jp *JoinPlan, naive bool) string {
 	if len(both) > 0 {
 		fmt.Fprintf(&b, "; heavy on both sides: %s (salting spreads their pairs but cannot make fewer)", strings.Join(both, ", "))
 	}
-	pr := p.Predict()
-	moved := p.LeftBytes + p.RightBytes
-	fmt.Fprintf(&b, "; predicted load max/median %.1f → %.1f; bytes moved est. %s → %s (%d copied rows)",
-		pr.MaxOverMedianBefore, pr.MaxOverMedianAfter, memory.Bytes(moved), memory.Bytes(moved+pr.CopiedBytes), pr.CopiedRows)
-	spreadBytes, expBytes := saltScaleBytes(spreadRows, p.LeftBytes, p.LeftRows), saltScaleBytes(expRows, p.RightBytes, p.RightRows)
-	if !p.SpreadLeft {
-		spreadBytes, expBytes = saltScaleBytes(spreadRows, p.RightBytes, p.RightRows), saltScaleBytes(expRows, p.LeftBytes, p.LeftRows)
+	lw, rw, err := saltRowWidths(jp, naive)
+	if err != nil {
+		return b.String() + "; bytes not estimated: " + err.Error()
 	}
+	pr := p.Predict(lw, rw)
+	fmt.Fprintf(&b, "; predicted load max/median %.1f → %.1f; bytes moved est. %s → %s (%d copied rows)",
+		pr.MaxOverMedianBefore, pr.MaxOverMedianAfter, memory.Bytes(pr.BytesBefore), memory.Bytes(pr.BytesAfter), pr.CopiedRows)
+	spreadWidth, expWidth := lw, rw
+	if !p.SpreadLeft {
+		spreadWidth, expWidth = rw, lw
+	}
+	spreadBytes, expBytes := int64(float64(spreadRows)*spreadWidth), int64(float64(expRows)*expWidth)
 	b.WriteString("\n        cost of salting, this join:")
 	b.WriteString("\n        |                            | spread side          | expanded side")
 	for _, row := range join.CostTable(p.Workers, spreadRows, expRows, spreadBytes, expBytes) {
@@ -252,11 +297,4 @@ func saltSideName(left bool) string {
 		return "left"
 	}
 	return "right"
-}
-
-func saltScaleBytes(rows, bytes, total int64) int64 {
-	if total == 0 {
-		return 0
-	}
-	return int64(float64(rows) * float64(bytes) / float64(total))
 }

@@ -2,6 +2,10 @@ package plan
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,3 +101,116 @@ func TestSaltedForced(t *testing.T) {
 }
 
 func explainSourcesFor(t *testing.T) map[string]source.Source { return explainSources(t) }
+
+// saltEstimate reads the salted join's estimates out of explain: load max/median before and after, and bytes
+// moved before and after.
+var saltEstimate = regexp.MustCompile(`predicted load max/median ([0-9.]+) → ([0-9.]+); bytes moved est\. ([0-9.]+) ([KMGT]?i?B) → ([0-9.]+) ([KMGT]?i?B)`)
+
+// parseExplainBytes reads a size as memory.Bytes writes it.
+func parseExplainBytes(t *testing.T, n, unit string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(n, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v * map[string]float64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+}
+
+// checkSaltEstimates asserts that explain's estimates are within a quarter of what the run measured.
+func checkSaltEstimates(t *testing.T, explain string, d map[string]any) {
+	t.Helper()
+	m := saltEstimate.FindStringSubmatch(explain)
+	if m == nil {
+		t.Fatalf("explain has no salted estimates:\n%s", explain)
+	}
+	est := func(i int) float64 {
+		v, err := strconv.ParseFloat(m[i], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		what           string
+		est0, measured float64
+	}{
+		{"load max/median before", est(1), d["load_max_over_median_before"].(float64)},
+		{"load max/median after", est(2), d["load_max_over_median_after"].(float64)},
+		{"bytes moved before", parseExplainBytes(t, m[3], m[4]), float64(d["bytes_moved_before"].(int64))},
+		{"bytes moved after", parseExplainBytes(t, m[5], m[6]), float64(d["bytes_moved_after"].(int64))},
+	} {
+		t.Logf("%s: estimated %.3g, measured %.3g", c.what, c.est0, c.measured)
+		if math.Abs(c.est0-c.measured) > saltEstimateTolerance*c.measured {
+			t.Errorf("%s: estimated %.3g, measured %.3g: more than %.0f%% apart", c.what, c.est0, c.measured,
+				100*saltEstimateTolerance)
+		}
+	}
+}
+
+// saltEstimateTolerance is how far the issue allows explain's estimates to be from the run's figures.
+const saltEstimateTolerance = 0.25
+
+// generatedSkew is plays over keys songs where hot songs 0..hot-1 share hotShare of the plays, a fraction
+// nulls of plays has no song, and the catalogue lists each song once with a title of varying length.
+func generatedSkew(seed uint64, plays, songs, hot int, hotShare, nulls float64) map[string]source.Source {
+	r := rand.New(rand.NewPCG(seed, seed^0x5a17))
+	p := column.NewTable(column.Schema{{Name: "song", Type: column.Long}, {Name: "n", Type: column.Long},
+		{Name: "who", Type: column.String}})
+	for i := range plays {
+		switch x := r.Float64(); {
+		case x < nulls:
+			p.Cols[0].AppendNull()
+		case x < nulls+hotShare:
+			p.Cols[0].AppendInt(int64(r.IntN(hot)))
+		default:
+			p.Cols[0].AppendInt(int64(r.IntN(songs)))
+		}
+		p.Cols[1].AppendInt(int64(i))
+		p.Cols[2].AppendString(strings.Repeat("u", 1+r.IntN(12)))
+	}
+	p.N = plays
+	s := column.NewTable(column.Schema{{Name: "song", Type: column.Long}, {Name: "title", Type: column.String}})
+	for k := range songs {
+		s.Cols[0].AppendInt(int64(k))
+		s.Cols[1].AppendString(fmt.Sprint("song ", k, strings.Repeat("!", r.IntN(20))))
+	}
+	s.N = songs
+	return map[string]source.Source{"Plays": source.FromTable("Plays", p), "Songs": source.FromTable("Songs", s)}
+}
+
+// TestSaltedEstimatesMatchRun: over generated skews (hot keys on the left, on the right, with null keys, and
+// one measured by the sketch), for kinds that spread either side, explain's predicted loads and bytes land
+// within a quarter of the run's.
+func TestSaltedEstimatesMatchRun(t *testing.T) {
+	for _, c := range []struct {
+		seed            uint64
+		plays, songs    int
+		hot             int
+		hotShare, nulls float64
+		kind            string
+		playsLeft       bool
+	}{
+		{1, 40_000, 2_000, 1, 0.4, 0, "leftouter", true},
+		{2, 60_000, 5_000, 3, 0.3, 0.02, "leftouter", true},
+		{3, 30_000, 1_000, 8, 0.5, 0, "inner", true},
+		{4, 50_000, 3_000, 2, 0.25, 0.05, "rightouter", false},
+		{5, 40_000, 4_000, 4, 0.35, 0.01, "fullouter", true},
+		{6, 25_000, 500, 1, 0.6, 0, "innerunique", false},
+		{7, 20_000, 10_000, 5, 0.2, 0.1, "leftanti", true},
+		// More distinct keys than skew.ExactKeys: the sketch measures, and only heavy keys are replayed.
+		{8, 150_000, 100_000, 2, 0.3, 0.01, "leftouter", true},
+	} {
+		t.Run(fmt.Sprintf("seed%d_%s", c.seed, c.kind), func(t *testing.T) {
+			t.Logf("seed=%d", c.seed)
+			q := fmt.Sprintf("@Plays | join kind=%s hint.strategy=salted (@Songs) on song", c.kind)
+			if !c.playsLeft {
+				q = fmt.Sprintf("@Songs | join kind=%s hint.strategy=salted (@Plays) on song", c.kind)
+			}
+			srcs := generatedSkew(c.seed, c.plays, c.songs, c.hot, c.hotShare, c.nulls)
+			p := buildPlan(t, q, srcs)
+			ex := p.Explain()
+			_, d := runRows(t, p)
+			checkSaltEstimates(t, ex, d)
+		})
+	}
+}

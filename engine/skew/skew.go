@@ -64,6 +64,8 @@ type Counter struct {
 	total  int64
 	exact  map[string]int64 // nil once the sketch has taken over
 	sketch *spaceSaving
+	// entered counts the rows of untracked keys since the sketch took over (see Estimate).
+	entered int64
 }
 
 // NewCounter returns an empty counter, counting exactly.
@@ -83,7 +85,9 @@ func (c *Counter) AddBytes(key []byte) {
 		}
 		return
 	}
-	c.sketch.add(key)
+	if !c.sketch.add(key) {
+		c.entered++
+	}
 }
 
 // Add counts one row of key.
@@ -134,6 +138,43 @@ func (c *Counter) Count(key string) (count, err int64) {
 	}
 	b := c.ErrorBound()
 	return b, b
+}
+
+// Each calls f with every key the counter holds and its measured count: every distinct key while exact,
+// else the sketch's tracked keys (whose counts are upper bounds). The order is unspecified.
+func (c *Counter) Each(f func(key string, count int64)) {
+	if c.exact != nil {
+		for k, n := range c.exact {
+			f(k, n)
+		}
+		return
+	}
+	for _, it := range c.sketch.items {
+		f(it.Key, it.Count)
+	}
+}
+
+// Estimate is a point estimate of key's rows, for predictions rather than guarantees: the count itself while
+// exact; for a key the sketch tracks, its lower bound Count-Err (a key tracked since its first row has no
+// error, and the heavy keys the sketch is for are tracked early); for a key it does not track, the mean rows
+// of the keys it lost: the rows not under a tracked key over the distinct keys beyond the tracked ones. The
+// distinct keys are taken as the ExactKeys+1 the sketch started from plus one for every row of an untracked
+// key since (exact when lost keys do not come back, the light tail this is for; too many otherwise, so a
+// lower mean). Cost: one pass over the sketch's counters for an untracked key.
+func (c *Counter) Estimate(key string) float64 {
+	if c.exact != nil {
+		return float64(c.exact[key])
+	}
+	if i, ok := c.sketch.pos[key]; ok {
+		it := c.sketch.items[i]
+		return float64(it.Count - it.Err)
+	}
+	var tracked int64
+	for _, it := range c.sketch.items {
+		tracked += it.Count - it.Err
+	}
+	lost := max(ExactKeys+1+c.entered-int64(len(c.sketch.items)), 1)
+	return float64(max(c.total-tracked, 0)) / float64(lost)
 }
 
 // Above returns the keys whose measured count is at least min, largest first (ties by key).
@@ -189,17 +230,18 @@ func (s *spaceSaving) Pop() any {
 	return it
 }
 
-// add counts one row: a tracked key's counter grows; an untracked key takes over the smallest counter,
-// inheriting its count as its error (it may have had that many rows while untracked).
-func (s *spaceSaving) add(key []byte) {
+// add counts one row and reports whether its key was tracked: a tracked key's counter grows; an untracked key
+// takes over the smallest counter, inheriting its count as its error (it may have had that many rows while
+// untracked).
+func (s *spaceSaving) add(key []byte) (tracked bool) {
 	if i, ok := s.pos[string(key)]; ok {
 		s.items[i].Count++
 		heap.Fix(s, i)
-		return
+		return true
 	}
 	if len(s.items) < SketchCounters {
 		heap.Push(s, Item{Key: string(key), Count: 1})
-		return
+		return false
 	}
 	min := s.items[0]
 	delete(s.pos, min.Key)
@@ -207,4 +249,5 @@ func (s *spaceSaving) add(key []byte) {
 	s.items[0] = Item{Key: k, Count: min.Count + 1, Err: min.Count}
 	s.pos[k] = 0
 	heap.Fix(s, 0)
+	return false
 }

@@ -25,6 +25,14 @@ func TestExactCounts(t *testing.T) {
 	if n, err := c.Count("3"); n != 10 || err != 0 {
 		t.Fatalf("Count(3) = %d±%d, want 10", n, err)
 	}
+	each := map[string]int64{}
+	c.Each(func(k string, n int64) { each[k] += n })
+	if len(each) != 11 || each["hot"] != 51 || each["7"] != 10 {
+		t.Fatalf("Each saw %v, want 11 keys, hot 51 and 10 of each digit", each)
+	}
+	if e, z := c.Estimate("hot"), c.Estimate("absent"); e != 51 || z != 0 {
+		t.Fatalf("exact estimates: hot %g, absent %g; want 51 and 0", e, z)
+	}
 }
 
 // TestSketchKeepsHeavyKeys feeds more distinct keys than ExactKeys, with a few planted heavy keys, and checks
@@ -63,6 +71,32 @@ func TestSketchKeepsHeavyKeys(t *testing.T) {
 	for k := range heavy {
 		if !found[k] {
 			t.Fatalf("heavy key %s (%d rows of %d) not reported; got %v", k, truth[k], c.Total(), above)
+		}
+	}
+	tracked := 0
+	c.Each(func(k string, n int64) {
+		tracked++
+		if got, _ := c.Count(k); got != n {
+			t.Fatalf("Each gave %s %d rows, Count %d", k, n, got)
+		}
+	})
+	if tracked != SketchCounters {
+		t.Fatalf("Each visited %d tracked keys, want %d", tracked, SketchCounters)
+	}
+	// Point estimates: a heavy key's lies within its bounds; a key the sketch lost (the tail here is keys of
+	// about one row each) is estimated near one row.
+	for k := range heavy {
+		n, err := c.Count(k)
+		if e := c.Estimate(k); e < float64(n-err) || e > float64(n) {
+			t.Fatalf("%s: estimate %g outside [%d, %d]", k, e, n-err, n)
+		}
+	}
+	for k, n := range truth {
+		if _, tracked := c.sketch.pos[k]; !tracked && n == 1 {
+			if e := c.Estimate(k); e < 0.5 || e > 2 {
+				t.Fatalf("untracked %s (1 row): estimate %g, want about 1", k, e)
+			}
+			break
 		}
 	}
 	for k, n := range truth {

@@ -6,13 +6,16 @@
 // int64 codes — the sweep numbers keys by their offset from the smallest code, with no hashing — and the
 // 36-byte UUID is looked up once per result row at the end.
 //
-// Metrics and Events are time-partitioned (source.Partitioned): each partition holds PartitionMinutes of
-// data, so a query over a recent window reads only the partitions that overlap it.
+// Metrics and Events are time-partitioned (source.TimePartitioned): each partition holds PartitionMinutes of
+// data, so a query over a recent window reads only the partitions that overlap it. A metrics row carries the
+// device agent's report as a JSON document (column payload: host, cpu.pct, io.bytes, tags), which a query
+// reads by path (payload.cpu.pct), extracted at scan time.
 package devices
 
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -48,7 +51,8 @@ type Config struct {
 
 // Dataset is the generated tables.
 type Dataset struct {
-	Metrics, Events  *source.Partitioned
+	Metrics          source.TimePartitioned
+	Events           *source.Partitioned
 	Devices, Routing *source.Table
 }
 
@@ -77,17 +81,19 @@ func Generate(seed uint64, cfg Config) (*Dataset, error) {
 
 	part := time.Duration(cfg.PartitionMinutes) * time.Minute
 	nparts := int((Span + part - 1) / part)
-	metricSchema := column.Schema{{Name: "timestamp", Type: column.DateTime}, {Name: "name", Type: column.String},
-		{Name: "value", Type: column.Real}, {Name: "device", Type: column.Long}, {Name: "location_id", Type: column.Long}}
+	metricSchema := column.Schema{{Name: "timestamp", Type: column.DateTime}, {Name: "device", Type: column.Long},
+		{Name: "location_id", Type: column.Long}}
 	eventSchema := column.Schema{{Name: "timestamp", Type: column.DateTime}, {Name: "device_state", Type: column.String},
 		{Name: "device", Type: column.Long}}
 	metrics, events := make([]*column.Table, nparts), make([]*column.Table, nparts)
+	payloads := make([][]byte, nparts) // JSON lines, one a metrics row, in the rows' order
 	for p := range nparts {
 		metrics[p], events[p] = column.NewTable(metricSchema), column.NewTable(eventSchema)
 	}
 	partOf := func(t time.Duration) int { return int(t / part) }
 
-	// Each device walks through states; it reports a state event at each change, and two metrics a minute.
+	// Each device walks through states; it reports a state event at each change, and a metrics report (CPU
+	// and I/O in one JSON payload) a minute.
 	for d := range cfg.Devices {
 		state := r.IntN(len(States))
 		until := time.Duration(0)
@@ -111,19 +117,13 @@ func Generate(seed uint64, cfg Config) (*Dataset, error) {
 			if state == hotState[d] && r.Float64() < 0.8 {
 				cpu = HighCPU + 1 + 8*r.Float64()
 			}
-			mt := metrics[partOf(m)]
-			ts := Epoch.Add(m).UnixNano()
-			for _, x := range []struct {
-				name  string
-				value float64
-			}{{"avg_cpu_utilization", float64(int(cpu*10)) / 10}, {"io_bytes", float64(r.IntN(1 << 20))}} {
-				mt.Cols[0].AppendInt(ts)
-				mt.Cols[1].AppendString(x.name)
-				mt.Cols[2].AppendReal(x.value)
-				mt.Cols[3].AppendInt(int64(d))
-				mt.Cols[4].AppendInt(location[d])
-				mt.N++
-			}
+			p := partOf(m)
+			mt := metrics[p]
+			mt.Cols[0].AppendInt(Epoch.Add(m).UnixNano())
+			mt.Cols[1].AppendInt(int64(d))
+			mt.Cols[2].AppendInt(location[d])
+			mt.N++
+			payloads[p] = appendPayload(payloads[p], d, location[d], float64(int(cpu*10))/10, r.IntN(1<<20))
 		}
 	}
 	toParts := func(tabs []*column.Table) []source.Partition {
@@ -136,7 +136,11 @@ func Generate(seed uint64, cfg Config) (*Dataset, error) {
 	}
 	ds := &Dataset{}
 	var err error
-	if ds.Metrics, err = source.NewPartitioned("Metrics", "timestamp", toParts(metrics)); err != nil {
+	starts := make([]int64, nparts)
+	for p := range starts {
+		starts[p] = Epoch.Add(time.Duration(p) * part).UnixNano()
+	}
+	if ds.Metrics, err = newMetricsSource("Metrics", starts, int64(part), metrics, payloads); err != nil {
 		return nil, err
 	}
 	if ds.Events, err = source.NewPartitioned("Events", "timestamp", toParts(events)); err != nil {
@@ -152,6 +156,20 @@ func Generate(seed uint64, cfg Config) (*Dataset, error) {
 	ds.Routing = source.FromTable("Routing", routing)
 	return ds, nil
 }
+
+// appendPayload appends the JSON line of device d's report of one minute: its host name, CPU utilisation in
+// percent (cpu.pct, always written with a decimal so every document types it as a real), I/O bytes and tags,
+// as a device agent sends them: {"payload":{"host":"dev-00042","cpu":{"pct":93.1},"io":{"bytes":5120},
+// "tags":["loc-123456","fw-2"]}}.
+func appendPayload(dst []byte, d int, location int64, cpuPct float64, ioBytes int) []byte {
+	dst = fmt.Appendf(dst, `{"payload":{"host":"dev-%05d","cpu":{"pct":%s},"io":{"bytes":%d},"tags":["loc-%d","fw-%d"]}}`,
+		d, strconv.FormatFloat(cpuPct, 'f', 1, 64), ioBytes, location, d%firmwareVersions)
+	return append(dst, '\n')
+}
+
+// firmwareVersions is how many firmware versions the fleet runs; a device's is its code modulo this, so the
+// tags vary without drawing from the seeded stream (which would change every generated value).
+const firmwareVersions = 3
 
 // uuid draws a version-4 UUID from r.
 func uuid(r *rand.Rand) string {

@@ -5,8 +5,9 @@ import (
 	"github.com/joinlab/joinlab/sims/devices"
 )
 
-// The metrics-events-alerting scenario (source document 002): high-CPU metric windows of the last 30 minutes
-// are joined with the intervals the devices spent in each state (an interval join, run by the sweep), then
+// The metrics-events-alerting scenario (source document 002): the CPU of each device's per-minute report is
+// projected from its JSON payload by path (payload.cpu.pct, extracted at scan time); the high-CPU windows of
+// the last 30 minutes are joined with the intervals the devices spent in each state (an interval join, run by the sweep), then
 // with the routing table, to say which team to alert for which device and window: INITIALIZING goes to the
 // init team, ENCODING to the encoding team, anything else to operations. Both time-partitioned tables are
 // pruned to the partitions that overlap the window (state events from devices.MaxState earlier, so each
@@ -15,8 +16,8 @@ func init() {
 	Register(&Scenario{
 		Name:  "metrics-events-alerting",
 		Title: "Alert routing: high-CPU windows ⋈ device-state intervals ⋈ teams (sweep join)",
-		Description: "Per-minute device metrics and device-state events over three hours. The last 30 minutes' " +
-			"high-CPU windows are joined by device with the intervals between state events (make-intervals), " +
+		Description: "Per-minute device reports (a JSON payload whose CPU is projected by path, payload.cpu.pct) " +
+			"and device-state events over three hours. The last 30 minutes' high-CPU windows are joined by device with the intervals between state events (make-intervals), " +
 			"by overlap, with a sweep line that keeps an active set per side expired by end; the state picks " +
 			"the team to alert. Only the partitions overlapping the window are read.",
 		Query: metricsEventsAlertingQuery,
@@ -43,7 +44,8 @@ func init() {
 // + 3h), and state events are read from devices.MaxState (20 minutes) before it.
 const metricsEventsAlertingQuery = `@Metrics
 | where timestamp >= datetime(2024-05-01T02:30:00Z) and timestamp < datetime(2024-05-01T03:00:00Z)
-| where name == "avg_cpu_utilization" and value > 90
+| project timestamp, device, host = payload.host, cpu = payload.cpu.pct
+| where cpu > 90
 | extend start = timestamp, end = timestamp + 1m
 | join kind=inner (
     @Events
@@ -53,5 +55,5 @@ const metricsEventsAlertingQuery = `@Metrics
 | join kind=leftouter (@Routing) on $left.device_state == $right.state
 | extend team = coalesce(team, "operations")
 | join kind=inner (@Devices) on device
-| summarize windows = count(), first = min(overlap_start), last = max(overlap_end) by team, device_id, device_state
+| summarize windows = count(), peak_cpu = max(cpu), first = min(overlap_start), last = max(overlap_end) by team, device_id, host, device_state
 | sort by team asc, device_id asc`

@@ -32,6 +32,8 @@ func runAlert(t *testing.T, sources map[string]source.Source) ([]string, *query.
 					cells = append(cells, v.Str)
 				case column.DateTime:
 					cells = append(cells, column.FormatDateTime(v.Int))
+				case column.Real:
+					cells = append(cells, strconv.FormatFloat(v.Real, 'f', 1, 64))
 				default:
 					cells = append(cells, strconv.FormatInt(v.Int, 10))
 				}
@@ -48,7 +50,8 @@ func runAlert(t *testing.T, sources map[string]source.Source) ([]string, *query.
 
 // TestMetricsEventsAlerting runs the scenario end to end and checks that pruning changed nothing but what was
 // read (the same query over unpartitioned copies of the tables gives the same rows), that partitions were
-// pruned, and that every alert goes to the team its state routes to.
+// pruned, that the metrics scan reads only the payload's paths the query projects (not the documents), that
+// the projected CPU is what the filter kept, and that every alert goes to the team its state routes to.
 func TestMetricsEventsAlerting(t *testing.T) {
 	sc, _ := Get("metrics-events-alerting")
 	knobs, err := sc.Resolve(map[string]float64{"devices": 120, "faulty": 0.3})
@@ -60,6 +63,13 @@ func TestMetricsEventsAlerting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p, err := query.Prepare(sc.Query, srcs, query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "scan @Metrics (3600 rows) reading [timestamp, device, payload.host, payload.cpu.pct]"; !strings.Contains(p.Explain(), want) {
+		t.Errorf("explain lacks %q:\n%s", want, p.Explain())
+	}
 	rows, st := runAlert(t, srcs)
 	if len(rows) == 0 {
 		t.Fatalf("seed %d: no alerts", seed)
@@ -69,8 +79,14 @@ func TestMetricsEventsAlerting(t *testing.T) {
 	}
 	teams := map[string]bool{}
 	for _, r := range rows {
-		f := strings.Fields(r)
-		team, state := f[0], f[2]
+		f := strings.Fields(r) // team, device_id, host, device_state, windows, peak_cpu, first, last
+		team, host, state := f[0], f[2], f[3]
+		if !strings.HasPrefix(host, "dev-") {
+			t.Errorf("alert %q: host %q is not a payload's host", r, host)
+		}
+		if cpu, err := strconv.ParseFloat(f[5], 64); err != nil || cpu <= 90 {
+			t.Errorf("alert %q: peak CPU %s is not above the alert's 90%%", r, f[5])
+		}
 		want := map[string]string{"INITIALIZING": "init", "ENCODING": "encoding"}[state]
 		if want == "" {
 			want = "operations"
@@ -83,9 +99,12 @@ func TestMetricsEventsAlerting(t *testing.T) {
 	if len(teams) != 3 {
 		t.Errorf("seed %d: alerts reach teams %v, want all three", seed, teams)
 	}
+	// The unpartitioned copies keep the payload's paths as the columns a JSON source would extract.
+	paths := []string{"payload.host", "payload.cpu.pct"}
 	flat := map[string]source.Source{}
 	for name, s := range srcs {
-		tab, err := exec.Materialize(context.Background(), exec.NewScan(context.Background(), s, s.Schema(nil), allLive(len(s.Schema(nil)))))
+		schema := s.Schema(paths)
+		tab, err := exec.Materialize(context.Background(), exec.NewScan(context.Background(), s, schema, allLive(len(schema))))
 		if err != nil {
 			t.Fatal(err)
 		}

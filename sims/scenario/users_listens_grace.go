@@ -9,7 +9,9 @@ import (
 // under a budget too small for either build side, so the planner picks the Grace join for both joins. Each
 // partitions both of its inputs with one seeded hash, spills the partitions and joins them pair by pair; the
 // upper join partitions the lower one's output as it streams out. The hot_share knob gives user 0 a share of
-// the listens, to show a hot key that re-partitioning cannot split.
+// the listens: a hot key on the probe side, which each pair streams past the Users rows it builds (one a
+// user), so it costs a larger probe partition and never the hot-key path. That path needs a key hot on the
+// side a pair builds, its smaller one, so on both sides of the join (see docs/grace.md).
 func init() {
 	Register(&Scenario{
 		Name:  "users-listens-grace",
@@ -22,7 +24,7 @@ func init() {
 			{Name: "users", Help: "users of the service", Default: 20000, Min: 1, Max: 5_000_000},
 			{Name: "songs", Help: "songs in the catalogue", Default: 30000, Min: 1, Max: 5_000_000},
 			{Name: "listens", Help: "plays (rows of Listens)", Default: 200000, Min: 0, Max: 50_000_000},
-			{Name: "hot_share", Help: "fraction of plays by user 0 (a hot key)", Default: 0, Min: 0, Max: 1},
+			{Name: "hot_share", Help: "fraction of plays by user 0 (a hot key on the probe side)", Default: 0, Min: 0, Max: 1},
 		},
 		Sources: func(seed uint64, knobs map[string]float64) (map[string]source.Source, error) {
 			ds, err := music.Generate(seed, music.Config{Users: int(knobs["users"]), Songs: int(knobs["songs"]),
