@@ -132,7 +132,7 @@ func (s *Source) Push(conjuncts []kql.Expr) (source.Pushdown, []kql.Expr) {
 		trial := append(append([]Predicate(nil), out.where...), p)
 		if caps.MaxQueryBytes > 0 {
 			if r, ok := s.conn.(Renderer); ok {
-				n, err := s.continuationBytes(r, trial)
+				n, err := s.continuationBytes(r, s.RequestColumns(nil), trial)
 				if err != nil || n > caps.MaxQueryBytes {
 					rejected = append(rejected, c)
 					continue
@@ -146,13 +146,9 @@ func (s *Source) Push(conjuncts []kql.Expr) (source.Pushdown, []kql.Expr) {
 
 // continuationBytes is the rendered size of a continuation request carrying where: the pushed conditions and
 // a keyset cursor over the table's key at the widest values the key types take (the first request, with no
-// cursor, is never longer). The request names the key columns, which every scan reads; the planner pushes
-// before it knows the others, so the scan re-measures each request it sends.
-func (s *Source) continuationBytes(r Renderer, where []Predicate) (int, error) {
-	var cols []string
-	for _, k := range s.info.Key {
-		cols = append(cols, k.Column)
-	}
+// cursor, is never longer), asking for cols. The planner pushes before it knows the columns and measures with
+// the key columns alone, which every scan reads; the scan re-measures each request it sends.
+func (s *Source) continuationBytes(r Renderer, cols []string, where []Predicate) (int, error) {
 	widest := 0
 	for _, cur := range widestCursors(s.info) {
 		preds := append(append([]Predicate(nil), where...), Keyset{Keys: s.info.Key, Values: cur, Bound: After})
@@ -163,7 +159,7 @@ func (s *Source) continuationBytes(r Renderer, where []Predicate) (int, error) {
 		widest = max(widest, len(text))
 	}
 	if len(s.info.Key) == 0 {
-		text, err := r.Render(Request{Table: s.info.Name, Where: And(where), OrderBy: s.info.Key, Limit: 1})
+		text, err := r.Render(Request{Table: s.info.Name, Columns: cols, Where: And(where), OrderBy: s.info.Key, Limit: 1})
 		if err != nil {
 			return 0, err
 		}
@@ -198,6 +194,39 @@ func widestCursors(info TableInfo) [][]column.Value {
 		low, high = append(low, lo), append(high, hi)
 	}
 	return [][]column.Value{low, high}
+}
+
+// ContinuationBytes is the rendered size of a continuation request of a scan of cols with extra added to its
+// pushed conditions (see continuationBytes), for a dynamic filter cut to the caps; 0 when the connector
+// renders no text.
+func (s *Source) ContinuationBytes(cols []column.Field, extra Predicate) (int, error) {
+	r, ok := s.conn.(Renderer)
+	if !ok {
+		return 0, nil
+	}
+	return s.continuationBytes(r, s.RequestColumns(cols), append(append([]Predicate(nil), s.where...), extra))
+}
+
+// RequestColumns are the columns a scan of cols asks for: cols, then the key columns it pages by.
+func (s *Source) RequestColumns(cols []column.Field) []string {
+	var names []string
+	for _, f := range cols {
+		names = append(names, f.Name)
+	}
+	for _, k := range s.info.Key {
+		if indexOf(names, k.Column) < 0 {
+			names = append(names, k.Column)
+		}
+	}
+	return names
+}
+
+// With is the source with cond added to its pushed conditions, unchecked against the caps: the caller has
+// measured it (a dynamic filter's slice, see ContinuationBytes).
+func (s *Source) With(cond Predicate) *Source {
+	out := *s
+	out.where = append(append([]Predicate(nil), s.where...), cond)
+	return &out
 }
 
 // Pushed describes the pushed predicate.

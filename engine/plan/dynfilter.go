@@ -1,0 +1,88 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/dynfilter"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join"
+)
+
+// dynamicFilters gives every hash join whose probe side is a connector scan a dynamic filter: the join hands
+// its build keys to the scan once the build side is read (join.Hash.HandBuildKeysTo), and the scan asks the
+// connector only for rows with those keys (dynfilter.Probe: IN lists cut to the caps, ranges past
+// dynfilter.MaxDistinctValues). The hash join reads its whole build side before its first probe row, so the
+// probe's first request follows the build. It applies only where dropping unmatched probe rows keeps the
+// answer (join.ProbeMayBeFiltered), on the first key pair when both keys have one type, and to a probe that is
+// a connector scan, possibly under a where the connector could not take. It changes what is fetched, never
+// the result. It runs in Build after the other rewrites.
+func dynamicFilters(n Node) {
+	if j, ok := n.(*joinNode); ok && j.def.Name == StrategyHash {
+		planProbeFilter(j)
+	}
+	for _, c := range n.Children() {
+		dynamicFilters(c)
+	}
+}
+
+// planProbeFilter marks j's probe scan for a dynamic filter when the comment of dynamicFilters allows one.
+func planProbeFilter(j *joinNode) {
+	spec := j.jp.Spec
+	probe, key, other := j.left, spec.LeftKeys[0], spec.Right[spec.RightKeys[0]]
+	if j.jp.BuildLeft {
+		probe, key, other = j.right, spec.RightKeys[0], spec.Left[spec.LeftKeys[0]]
+	}
+	if !join.ProbeMayBeFiltered(spec.Kind, j.jp.BuildLeft) {
+		return
+	}
+	if w, ok := probe.(*whereNode); ok {
+		probe = w.in // a where keeps the schema, so the key is the same column below it
+	}
+	scan, ok := probe.(*pushedScanNode)
+	if !ok {
+		return
+	}
+	if _, ok := scan.src.(*connector.Source); !ok {
+		return
+	}
+	if f := scan.schema[key]; f.Type != other.Type {
+		return // an IN list of the build side's type could miss probe keys compared after a conversion
+	}
+	scan.dynKey = scan.schema[key].Name
+	j.dynProbe = scan
+}
+
+// openProbe is the running operator of a scan with a dynamic filter. It is kept in n.opened for the join
+// above, which open reaches right after its children (the probe under a where included); a plan is opened by
+// one goroutine at a time.
+func (n *pushedScanNode) openProbe(env *exec.Env) exec.Operator {
+	n.opened = dynfilter.NewProbe(n.src.(*connector.Source), n.dynKey, n.schema, n.live, 0, env)
+	return n.opened
+}
+
+// probeFilterExplain describes a probe scan's dynamic filter for explain.
+func (n *pushedScanNode) probeFilterExplain() string {
+	caps := n.src.(*connector.Source).Connector().Caps()
+	return fmt.Sprintf(", dynamic filter on %s from the join's build keys: IN lists of at most %d values and %d query bytes each (0: no cap), one request stream per slice; past %d keys, ranges or min/max",
+		n.dynKey, caps.MaxInValues, caps.MaxQueryBytes, dynfilter.MaxDistinctValues)
+}
+
+// wireProbeFilter hands the build keys of op, j's running join, to the probe scan j's probe side just opened,
+// when j has a dynamic filter.
+func wireProbeFilter(j *joinNode, op exec.Operator) error {
+	if j.dynProbe == nil {
+		return nil
+	}
+	p := j.dynProbe.opened
+	h, ok := op.(interface {
+		HandBuildKeysTo(func(keys *column.Vector, n int) error)
+	})
+	if p == nil || !ok {
+		return fmt.Errorf("plan: the dynamic filter of @%s has no join to feed it (%T)", j.dynProbe.src.Name(), op)
+	}
+	j.dynProbe.opened = nil
+	h.HandBuildKeysTo(p.SetKeys)
+	return nil
+}
