@@ -54,11 +54,15 @@ func planProbeFilter(j *joinNode) {
 	j.dynProbe = scan
 }
 
+// dynFilterMaxDistinct is the IN set's threshold the probes use (0: dynfilter.MaxDistinctValues); a test knob
+// that forces the compacted forms on small tables.
+var dynFilterMaxDistinct int
+
 // openProbe is the running operator of a scan with a dynamic filter. It is kept in n.opened for the join
 // above, which open reaches right after its children (the probe under a where included); a plan is opened by
 // one goroutine at a time.
 func (n *pushedScanNode) openProbe(env *exec.Env) exec.Operator {
-	n.opened = dynfilter.NewProbe(n.src.(*connector.Source), n.dynKey, n.schema, n.live, 0, env)
+	n.opened = dynfilter.NewProbe(n.src.(*connector.Source), n.dynKey, n.schema, n.live, dynFilterMaxDistinct, env)
 	return n.opened
 }
 
