@@ -89,6 +89,26 @@ func Compact(col string, keys []column.Value, why string, caps connector.Caps, r
 	return f, nil
 }
 
+// compactBounds is the min/max filter [lo, hi] when only the bounds of the keys are known (a Collector past
+// its limit), or None when it is over the query cap.
+func compactBounds(col string, lo, hi column.Value, why string, caps connector.Caps, render Render) (Filter, error) {
+	f := Filter{Kind: MinMax, Column: col, MaxValues: caps.MaxInValues, MaxBytes: caps.MaxQueryBytes, Why: why}
+	pred := between(col, lo, hi)
+	n := 0
+	if render != nil {
+		var err error
+		if n, err = render(pred); err != nil {
+			return Filter{}, fmt.Errorf("dynfilter: render the min/max filter: %w", err)
+		}
+	}
+	if caps.MaxQueryBytes > 0 && n > caps.MaxQueryBytes {
+		f.Kind, f.Why = None, why+"; even the min/max range is over the query cap"
+		return f, nil
+	}
+	f.Slices = []Slice{{Pred: pred, Bytes: n}}
+	return f, nil
+}
+
 // rangesPred covers sorted (integer-valued) keys with at most MaxRanges ranges, cut at the widest gaps.
 func rangesPred(col string, sorted []column.Value) connector.Predicate {
 	cuts := make([]int, 0, len(sorted)-1) // cut i separates sorted[i] from sorted[i+1]

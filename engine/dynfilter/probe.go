@@ -60,13 +60,30 @@ func NewProbe(src *connector.Source, col string, schema column.Schema, live []bo
 
 func (p *Probe) Schema() column.Schema { return p.schema }
 
-// SetKeys makes the filter from the build side's key column (its first n rows; nulls never match and are
-// left out) and traces it.
-func (p *Probe) SetKeys(keys *column.Vector, n int) error {
-	distinct := Distinct(keys, n)
+// NewCollector is a collector for the build keys of this probe's join, keeping as many keys as a range cut
+// over this probe's threshold uses.
+func (p *Probe) NewCollector() *Collector {
+	return NewCollector(rangeKeysFactor * p.threshold())
+}
+
+func (p *Probe) threshold() int {
+	if p.maxDistinct > 0 {
+		return p.maxDistinct
+	}
+	return MaxDistinctValues
+}
+
+// SetKeys makes the filter from the build keys c collected and traces it.
+func (p *Probe) SetKeys(c *Collector) error {
 	caps := p.src.Connector().Caps()
 	render := func(pred connector.Predicate) (int, error) { return p.src.ContinuationBytes(p.fields, pred) }
-	f, err := Build(p.column, distinct, p.maxDistinct, caps, render)
+	var f Filter
+	var err error
+	if lo, hi, ok := c.Bounds(); ok && c.Over() {
+		f, err = compactBounds(p.column, lo, hi, fmt.Sprintf("more than %d distinct keys went by; only the least and greatest were kept", c.limit), caps, render)
+	} else {
+		f, err = Build(p.column, c.Keys(), p.maxDistinct, caps, render)
+	}
 	if err != nil {
 		return fmt.Errorf("dynfilter: probe @%s: %w", p.src.Name(), err)
 	}
@@ -75,14 +92,10 @@ func (p *Probe) SetKeys(keys *column.Vector, n int) error {
 	for i, s := range f.Slices {
 		values[i], bytes[i] = len(s.Values), s.Bytes
 	}
-	maxDistinct := p.maxDistinct
-	if maxDistinct <= 0 {
-		maxDistinct = MaxDistinctValues
-	}
 	p.sink.Emit(trace.Event{Kind: Applied, At: p.src.Options().Clock.Now(), Op: "dynfilter@" + p.src.Name(), Attrs: map[string]any{
 		"source": p.src.Name(), "column": p.column, "form": f.Kind.String(), "keys": f.Keys, "slices": len(f.Slices),
 		"slice_values": values, "slice_bytes": bytes, "max_values": f.MaxValues, "max_bytes": f.MaxBytes,
-		"max_distinct": maxDistinct, "why": f.Why}})
+		"max_distinct": p.threshold(), "why": f.Why}})
 	return nil
 }
 

@@ -3,38 +3,44 @@ package plan
 import (
 	"fmt"
 
-	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/join"
 )
 
-// dynamicFilters gives every hash join whose probe side is a connector scan a dynamic filter: the join hands
-// its build keys to the scan once the build side is read (join.Hash.HandBuildKeysTo), and the scan asks the
+// dynamicFilters gives every hash or Grace join whose probe side is a connector scan a dynamic filter: the
+// join hands its build keys to the scan once the build side is read (HandBuildKeysTo), and the scan asks the
 // connector only for rows with those keys (dynfilter.Probe: IN lists cut to the caps, ranges past
-// dynfilter.MaxDistinctValues). The hash join reads its whole build side before its first probe row, so the
-// probe's first request follows the build. It applies only where dropping unmatched probe rows keeps the
+// dynfilter.MaxDistinctValues). The hash join reads its whole build side before its first probe row, and
+// Grace partitions its whole left side before it reads the right, so the probe's first request follows the
+// build. It applies only where dropping unmatched probe rows keeps the
 // answer (join.ProbeMayBeFiltered), on the first key pair when both keys have one type, and to a probe that is
 // a connector scan, possibly under a where the connector could not take. It changes what is fetched, never
 // the result. It runs in Build after the other rewrites.
 func dynamicFilters(n Node) {
-	if j, ok := n.(*joinNode); ok && j.def.Name == StrategyHash {
-		planProbeFilter(j)
+	if j, ok := n.(*joinNode); ok {
+		switch j.def.Name {
+		case StrategyHash:
+			planProbeFilter(j, j.jp.BuildLeft)
+		case StrategyGrace: // Grace partitions the left side whole before it reads the right
+			planProbeFilter(j, true)
+		}
 	}
 	for _, c := range n.Children() {
 		dynamicFilters(c)
 	}
 }
 
-// planProbeFilter marks j's probe scan for a dynamic filter when the comment of dynamicFilters allows one.
-func planProbeFilter(j *joinNode) {
+// planProbeFilter marks j's probe scan (the right side when buildLeft, which j reads whole first) for a
+// dynamic filter when the comment of dynamicFilters allows one.
+func planProbeFilter(j *joinNode, buildLeft bool) {
 	spec := j.jp.Spec
 	probe, key, other := j.left, spec.LeftKeys[0], spec.Right[spec.RightKeys[0]]
-	if j.jp.BuildLeft {
+	if buildLeft {
 		probe, key, other = j.right, spec.RightKeys[0], spec.Left[spec.LeftKeys[0]]
 	}
-	if !join.ProbeMayBeFiltered(spec.Kind, j.jp.BuildLeft) {
+	if !join.ProbeMayBeFiltered(spec.Kind, buildLeft) {
 		return
 	}
 	if w, ok := probe.(*whereNode); ok {
@@ -81,12 +87,12 @@ func wireProbeFilter(j *joinNode, op exec.Operator) error {
 	}
 	p := j.dynProbe.opened
 	h, ok := op.(interface {
-		HandBuildKeysTo(func(keys *column.Vector, n int) error)
+		HandBuildKeysTo(*dynfilter.Collector, func(*dynfilter.Collector) error)
 	})
 	if p == nil || !ok {
 		return fmt.Errorf("plan: the dynamic filter of @%s has no join to feed it (%T)", j.dynProbe.src.Name(), op)
 	}
 	j.dynProbe.opened = nil
-	h.HandBuildKeysTo(p.SetKeys)
+	h.HandBuildKeysTo(p.NewCollector(), p.SetKeys)
 	return nil
 }

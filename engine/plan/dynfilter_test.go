@@ -104,9 +104,9 @@ func filterEvents(rec *trace.Recorder) []trace.Event {
 	return out
 }
 
-// TestDynamicFilterOracle runs every join kind over two connector sources with the hash join, whose probe is
-// the connector scan of Events (on the left when Accounts is built on the right, and the other way round),
-// and checks the rows equal the nested loop's. The filter appears exactly for the kinds that drop no needed
+// TestDynamicFilterOracle runs every join kind over two connector sources with the hash join (which builds
+// Accounts, the smaller side, and probes Events) and the Grace join (which reads its left side first and
+// filters the right), with Events on either side, and checks the rows equal the nested loop's. The filter appears exactly for the kinds that drop no needed
 // probe row, on the long key (uid) and the string key (user), with the IN set's threshold at the default
 // (IN slices under the 20-value cap) and lowered to 10 (ranges for uid, min/max for user); every slice fits
 // the caps, and the rows read from Events drop wherever a filter runs.
@@ -115,68 +115,75 @@ func TestDynamicFilterOracle(t *testing.T) {
 	for _, maxDistinct := range []int{0, 10} {
 		for _, key := range []string{"uid", "user"} {
 			for _, eventsLeft := range []bool{true, false} {
-				for _, kind := range kinds {
-					name := fmt.Sprintf("max%d/%s/eventsLeft=%v/%s", maxDistinct, key, eventsLeft, kind)
-					t.Run(name, func(t *testing.T) {
-						dynFilterMaxDistinct = maxDistinct
-						defer func() { dynFilterMaxDistinct = 0 }()
-						l, r := "Events", "Accounts"
-						if !eventsLeft {
-							l, r = r, l
-						}
-						q := fmt.Sprintf("@%s | join kind=%s hint.strategy=%%s (@%s) on %s", l, kind, r, key)
-						want, _ := runRows(t, buildPlan(t, fmt.Sprintf(q, "nestedloop"), dynSources(t)))
-						rec := &trace.Recorder{}
-						p := buildPlan(t, fmt.Sprintf(q, "hash"), dynSources(t))
-						got, details := runTraced(t, p, rec)
-						if g, w := tableRowsSorted(got), tableRowsSorted(want); strings.Join(g, "\n") != strings.Join(w, "\n") {
-							t.Fatalf("hash with dynamic filter: %d rows, nested loop: %d\nexplain:\n%s", len(g), len(w), p.Explain())
-						}
-						k, ok := join.ParseKind(kind)
-						if !ok {
-							t.Fatalf("unknown kind %s", kind)
-						}
-						// Accounts (80 rows) is the smaller side: the hash join builds it, and Events is the probe.
-						filtered := join.ProbeMayBeFiltered(k, !eventsLeft)
-						evs := filterEvents(rec)
-						if !filtered {
-							if len(evs) != 0 || strings.Contains(p.Explain(), "dynamic filter") {
-								t.Fatalf("the probe side is preserved, yet a dynamic filter ran: %v", evs)
+				for _, strategy := range []string{"hash", "grace"} {
+					for _, kind := range kinds {
+						name := fmt.Sprintf("max%d/%s/eventsLeft=%v/%s/%s", maxDistinct, key, eventsLeft, strategy, kind)
+						t.Run(name, func(t *testing.T) {
+							dynFilterMaxDistinct = maxDistinct
+							defer func() { dynFilterMaxDistinct = 0 }()
+							l, r := "Events", "Accounts"
+							if !eventsLeft {
+								l, r = r, l
 							}
-							return
-						}
-						if len(evs) != 1 || !strings.Contains(p.Explain(), "dynamic filter on "+key) {
-							t.Fatalf("want one dynamic filter on %s, got %v; explain:\n%s", key, evs, p.Explain())
-						}
-						a := evs[0].Attrs
-						wantForm := "in"
-						if maxDistinct > 0 {
-							wantForm = map[string]string{"uid": "ranges", "user": "minmax"}[key]
-						}
-						if a["form"] != wantForm || a["keys"] != 40 {
-							t.Fatalf("filter %v: want form %s over the accounts' 40 distinct keys", a, wantForm)
-						}
-						if wantForm != "in" && !strings.Contains(a["why"].(string), "over the 10 an IN set carries") {
-							t.Fatalf("a compacted filter does not say why: %v", a)
-						}
-						slices := a["slices"].(int)
-						if wantForm == "in" && slices < 2 {
-							t.Fatalf("40 keys under a 20-value cap in %d slice(s)", slices)
-						}
-						for i, v := range a["slice_values"].([]int) {
-							if v > a["max_values"].(int) || a["slice_bytes"].([]int)[i] > a["max_bytes"].(int) {
-								t.Fatalf("slice %d over the caps: %v", i, a)
+							q := fmt.Sprintf("@%s | join kind=%s hint.strategy=%%s (@%s) on %s", l, kind, r, key)
+							want, _ := runRows(t, buildPlan(t, fmt.Sprintf(q, "nestedloop"), dynSources(t)))
+							rec := &trace.Recorder{}
+							p := buildPlan(t, fmt.Sprintf(q, strategy), dynSources(t))
+							got, details := runTraced(t, p, rec)
+							if g, w := tableRowsSorted(got), tableRowsSorted(want); strings.Join(g, "\n") != strings.Join(w, "\n") {
+								t.Fatalf("%s with dynamic filter: %d rows, nested loop: %d\nexplain:\n%s", strategy, len(g), len(w), p.Explain())
 							}
-						}
-						if n := details[dynfilter.DetailSlices]; n != int64(slices) {
-							t.Fatalf("%v slices scanned, %d cut", n, slices)
-						}
-						for _, e := range rec.Events() {
-							if e.Kind == connector.RequestSent && e.Attrs["query_bytes"].(int) > e.Attrs["max_query_bytes"].(int) {
-								t.Fatalf("a request over the cap: %v", e.Attrs)
+							k, ok := join.ParseKind(kind)
+							if !ok {
+								t.Fatalf("unknown kind %s", kind)
 							}
-						}
-					})
+							// Accounts (80 rows) is the smaller side, which the hash join builds; Grace reads the left first.
+							buildLeft := !eventsLeft
+							if strategy == "grace" {
+								buildLeft = true
+							}
+							buildAccounts := buildLeft != eventsLeft
+							filtered := join.ProbeMayBeFiltered(k, buildLeft)
+							evs := filterEvents(rec)
+							if !filtered {
+								if len(evs) != 0 || strings.Contains(p.Explain(), "dynamic filter") {
+									t.Fatalf("the probe side is preserved, yet a dynamic filter ran: %v", evs)
+								}
+								return
+							}
+							if len(evs) != 1 || !strings.Contains(p.Explain(), "dynamic filter on "+key) {
+								t.Fatalf("want one dynamic filter on %s, got %v; explain:\n%s", key, evs, p.Explain())
+							}
+							a := evs[0].Attrs
+							wantForm := "in"
+							if maxDistinct > 0 {
+								wantForm = map[string]string{"uid": "ranges", "user": "minmax"}[key]
+							}
+							if a["form"] != wantForm || (buildAccounts && a["keys"] != 40) {
+								t.Fatalf("filter %v: want form %s over the accounts' 40 distinct keys", a, wantForm)
+							}
+							if wantForm != "in" && !strings.Contains(a["why"].(string), "over the 10 an IN set carries") {
+								t.Fatalf("a compacted filter does not say why: %v", a)
+							}
+							slices := a["slices"].(int)
+							if wantForm == "in" && slices < 2 {
+								t.Fatalf("40 keys under a 20-value cap in %d slice(s)", slices)
+							}
+							for i, v := range a["slice_values"].([]int) {
+								if v > a["max_values"].(int) || a["slice_bytes"].([]int)[i] > a["max_bytes"].(int) {
+									t.Fatalf("slice %d over the caps: %v", i, a)
+								}
+							}
+							if n := details[dynfilter.DetailSlices]; n != int64(slices) {
+								t.Fatalf("%v slices scanned, %d cut", n, slices)
+							}
+							for _, e := range rec.Events() {
+								if e.Kind == connector.RequestSent && e.Attrs["query_bytes"].(int) > e.Attrs["max_query_bytes"].(int) {
+									t.Fatalf("a request over the cap: %v", e.Attrs)
+								}
+							}
+						})
+					}
 				}
 			}
 		}
