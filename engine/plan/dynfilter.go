@@ -9,11 +9,12 @@ import (
 	"github.com/joinlab/joinlab/engine/join"
 )
 
-// dynamicFilters gives every hash or Grace join whose probe side is a connector scan a dynamic filter: the
-// join hands its build keys to the scan once the build side is read (HandBuildKeysTo), and the scan asks the
-// connector only for rows with those keys (dynfilter.Probe: IN lists cut to the caps, ranges past
-// dynfilter.MaxDistinctValues). The hash join reads its whole build side before its first probe row, and
-// Grace partitions its whole left side before it reads the right, so the probe's first request follows the
+// dynamicFilters gives every hash, Grace or salted join whose probe side is a connector scan a dynamic filter:
+// the join hands its build keys to the scan once the build side is read (HandBuildKeysTo), and the scan asks
+// the connector only for rows with those keys (dynfilter.Probe: IN lists cut to the caps, ranges past
+// dynfilter.MaxDistinctValues). The hash join reads its whole build side before its first probe row, Grace
+// partitions its whole left side before it reads the right, and the salted join routes its whole spread side
+// before the expanded one (whose plan, measured earlier, is cached), so the probe's first request follows the
 // build. It applies only where dropping unmatched probe rows keeps the
 // answer (join.ProbeMayBeFiltered), on the first key pair when both keys have one type, and to a probe that is
 // a connector scan, possibly under a where the connector could not take. It changes what is fetched, never
@@ -25,6 +26,10 @@ func dynamicFilters(n Node) {
 			planProbeFilter(j, j.jp.BuildLeft)
 		case StrategyGrace: // Grace partitions the left side whole before it reads the right
 			planProbeFilter(j, true)
+		case StrategySalted: // the salted join routes its spread side whole before the expanded one
+			if p, err := saltPlanOf(j.jp, false); err == nil {
+				planProbeFilter(j, p.SpreadLeft)
+			}
 		}
 	}
 	for _, c := range n.Children() {

@@ -106,7 +106,8 @@ func filterEvents(rec *trace.Recorder) []trace.Event {
 
 // TestDynamicFilterOracle runs every join kind over two connector sources with the hash join (which builds
 // Accounts, the smaller side, and probes Events) and the Grace join (which reads its left side first and
-// filters the right), with Events on either side, and checks the rows equal the nested loop's. The filter appears exactly for the kinds that drop no needed
+// filters the right) and the salted join (which routes its spread side first and filters the expanded one),
+// with Events on either side, and checks the rows equal the nested loop's. The filter appears exactly for the kinds that drop no needed
 // probe row, on the long key (uid) and the string key (user), with the IN set's threshold at the default
 // (IN slices under the 20-value cap) and lowered to 10 (ranges for uid, min/max for user); every slice fits
 // the caps, and the rows read from Events drop wherever a filter runs.
@@ -115,7 +116,7 @@ func TestDynamicFilterOracle(t *testing.T) {
 	for _, maxDistinct := range []int{0, 10} {
 		for _, key := range []string{"uid", "user"} {
 			for _, eventsLeft := range []bool{true, false} {
-				for _, strategy := range []string{"hash", "grace"} {
+				for _, strategy := range []string{"hash", "grace", "salted"} {
 					for _, kind := range kinds {
 						name := fmt.Sprintf("max%d/%s/eventsLeft=%v/%s/%s", maxDistinct, key, eventsLeft, strategy, kind)
 						t.Run(name, func(t *testing.T) {
@@ -139,8 +140,15 @@ func TestDynamicFilterOracle(t *testing.T) {
 							}
 							// Accounts (80 rows) is the smaller side, which the hash join builds; Grace reads the left first.
 							buildLeft := !eventsLeft
-							if strategy == "grace" {
+							switch strategy {
+							case "grace":
 								buildLeft = true
+							case "salted":
+								sp, err := saltPlanOf(p.root.(*joinNode).jp, false)
+								if err != nil {
+									t.Fatal(err)
+								}
+								buildLeft = sp.SpreadLeft
 							}
 							buildAccounts := buildLeft != eventsLeft
 							filtered := join.ProbeMayBeFiltered(k, buildLeft)
