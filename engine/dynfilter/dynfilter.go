@@ -10,6 +10,7 @@ package dynfilter
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
@@ -150,4 +151,34 @@ func Distinct(v *column.Vector, n int) []column.Value {
 		out = append(out, v.Value(i))
 	}
 	return out
+}
+
+// Describe says what the filter is, in one line for explain: its form, how many keys it stands for, its
+// slices' sizes against the caps, and why it was compacted or dropped.
+func (f Filter) Describe() string {
+	sizes := func() string {
+		var vals, bytes []string
+		for _, s := range f.Slices {
+			vals = append(vals, fmt.Sprint(len(s.Values)))
+			bytes = append(bytes, fmt.Sprint(s.Bytes))
+		}
+		return fmt.Sprintf("%s values (cap %d) and %s query bytes (cap %d)", strings.Join(vals, ", "), f.MaxValues, strings.Join(bytes, ", "), f.MaxBytes)
+	}
+	why := ""
+	if f.Why != "" {
+		why = ": " + f.Why
+	}
+	switch f.Kind {
+	case InSet:
+		return fmt.Sprintf("in: %d keys in %d IN lists of %s", f.Keys, len(f.Slices), sizes())
+	case Ranges, MinMax:
+		keys := fmt.Sprintf("%d keys", f.Keys)
+		if f.Keys == 0 {
+			keys = "the keys" // only their bounds were kept (Collector past its limit)
+		}
+		return fmt.Sprintf("%s: %s compacted to %s, one request of %d query bytes (cap %d)%s", f.Kind, keys, f.Slices[0].Pred, f.Slices[0].Bytes, f.MaxBytes, why)
+	case Empty:
+		return "empty: no build key, so no request"
+	}
+	return "none: the probe is scanned whole" + why
 }

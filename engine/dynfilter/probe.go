@@ -60,6 +60,9 @@ func NewProbe(src *connector.Source, col string, schema column.Schema, live []bo
 
 func (p *Probe) Schema() column.Schema { return p.schema }
 
+// Filter is the filter SetKeys made (nil before).
+func (p *Probe) Filter() *Filter { return p.filter }
+
 // NewCollector is a collector for the build keys of this probe's join, keeping as many keys as a range cut
 // over this probe's threshold uses.
 func (p *Probe) NewCollector() *Collector {

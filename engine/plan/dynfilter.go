@@ -74,14 +74,24 @@ var dynFilterMaxDistinct int
 // one goroutine at a time.
 func (n *pushedScanNode) openProbe(env *exec.Env) exec.Operator {
 	n.opened = dynfilter.NewProbe(n.src.(*connector.Source), n.dynKey, n.schema, n.live, dynFilterMaxDistinct, env)
+	n.ran = n.opened
 	return n.opened
 }
 
-// probeFilterExplain describes a probe scan's dynamic filter for explain.
+// probeFilterExplain describes a probe scan's dynamic filter for explain: as planned, and, once the plan has
+// run, the filter that run made from its build keys.
 func (n *pushedScanNode) probeFilterExplain() string {
 	caps := n.src.(*connector.Source).Connector().Caps()
-	return fmt.Sprintf(", dynamic filter on %s from the join's build keys: IN lists of at most %d values and %d query bytes each (0: no cap), one request stream per slice; past %d keys, ranges or min/max",
-		n.dynKey, caps.MaxInValues, caps.MaxQueryBytes, dynfilter.MaxDistinctValues)
+	threshold := dynfilter.MaxDistinctValues
+	if dynFilterMaxDistinct > 0 {
+		threshold = dynFilterMaxDistinct
+	}
+	text := fmt.Sprintf(", dynamic filter on %s from the join's build keys: IN lists of at most %d values and %d query bytes each (0: no cap), one request stream per slice; past %d keys, ranges or min/max",
+		n.dynKey, caps.MaxInValues, caps.MaxQueryBytes, threshold)
+	if n.ran != nil && n.ran.Filter() != nil {
+		text += "; last run: " + n.ran.Filter().Describe()
+	}
+	return text
 }
 
 // wireProbeFilter hands the build keys of op, j's running join, to the probe scan j's probe side just opened,

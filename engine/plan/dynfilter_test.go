@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -194,6 +196,41 @@ func TestDynamicFilterOracle(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestDynamicFilterExplainGolden checks explain after a run, which names the filter the run made, for each of
+// the filter's forms, against testdata/dynfilter.txt (format in its header; -update rewrites it).
+func TestDynamicFilterExplainGolden(t *testing.T) {
+	path := filepath.Join("testdata", "dynfilter.txt")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, cases := parseGolden(string(data))
+	var out strings.Builder
+	out.WriteString(header)
+	for _, c := range cases {
+		var maxDistinct int
+		var q string
+		if _, err := fmt.Sscanf(c.query, "max_distinct=%d", &maxDistinct); err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		q = c.query[strings.Index(c.query, " ")+1:]
+		dynFilterMaxDistinct = maxDistinct
+		p := buildPlan(t, q, dynSources(t))
+		runRows(t, p)
+		got := p.Explain()
+		dynFilterMaxDistinct = 0
+		if !*update && got != c.want {
+			t.Errorf("query: %s\ngot:\n%s\nwant:\n%s", c.query, got, c.want)
+		}
+		out.WriteString("query: " + c.query + "\n" + got + "----\n")
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -91,6 +91,7 @@ type pushedScanNode struct {
 	// dynKey, when set, is the key column of the join's dynamic filter this scan takes (dynfilter.go).
 	dynKey string
 	opened *dynfilter.Probe // the probe last opened, until its join takes it (dynfilter.go)
+	ran    *dynfilter.Probe // the probe last opened, for explain after a run
 }
 
 // pushedSelectivity is the planner's guess at the fraction of rows one pushed condition keeps, the same guess
