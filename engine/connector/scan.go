@@ -111,7 +111,7 @@ func (s *Source) Schema(paths []string) column.Schema {
 }
 
 // Push accepts the conjuncts Translate can express, as long as the resulting request still fits the caps.
-// The size is measured on the continuation request, cursor included (see widestCursor): where every key type
+// The size is measured on the continuation request, cursor included (see widestCursors): where every key type
 // is bounded, a pushed condition then fits every request the scan sends; where a key is a string, a longer
 // cursor than measured makes the scan apply the condition itself for that request (see request).
 func (s *Source) Push(conjuncts []kql.Expr) (source.Pushdown, []kql.Expr) {
@@ -187,7 +187,7 @@ func widestCursors(info TableInfo) [][]column.Value {
 		case column.Long, column.DateTime, column.Timespan:
 			lo.Int, hi.Int = math.MinInt64, math.MaxInt64
 		case column.Real:
-			lo.Real, hi.Real = -math.MaxFloat64, -math.SmallestNonzeroFloat64
+			lo.Real, hi.Real = -math.MaxFloat64, -0x1p-1022 // the least normal: 17 digits and a 3-digit exponent too
 		case column.Bool:
 			lo.Bool, hi.Bool = false, true
 		}
