@@ -24,7 +24,11 @@ import (
 // dynSources are Events (ts, uid, user, id: 300 rows over 97 uids, a few null) and Accounts (uid, user, tier:
 // 80 rows, duplicate and null uids, some uids no event has), both behind the teaching profile: 50 rows per
 // response, 20 values per IN list, 2 KB of query text, so a filter of the accounts' keys takes several slices.
-func dynSources(t *testing.T) map[string]source.Source {
+func dynSources(t *testing.T) map[string]source.Source { return dynSourcesCapped(t, connector.Caps{}) }
+
+// dynSourcesCapped are dynSources with the IN-value and query-byte caps of caps where it sets them (a negative
+// MaxInValues lifts the value cap, so only bytes cut the slices).
+func dynSourcesCapped(t *testing.T, caps connector.Caps) map[string]source.Source {
 	t.Helper()
 	clk := clock.New()
 	mk := func(name string, schema column.Schema, key []connector.OrderKey, fill func(*column.Table)) source.Source {
@@ -33,6 +37,12 @@ func dynSources(t *testing.T) map[string]source.Source {
 		prof, err := profile.Get("teaching")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if caps.MaxInValues != 0 {
+			prof.Caps.MaxInValues = max(0, caps.MaxInValues)
+		}
+		if caps.MaxQueryBytes != 0 {
+			prof.Caps.MaxQueryBytes = caps.MaxQueryBytes
 		}
 		info := connector.TableInfo{Name: name, Schema: schema, Rows: int64(tab.N), Key: key}
 		svc, err := service.New(prof, clk, 1, dataset.NewMemTable(info, tab))
@@ -106,93 +116,102 @@ func filterEvents(rec *trace.Recorder) []trace.Event {
 	return out
 }
 
+// byteCap is the query-byte cap of TestDynamicFilterOracle's second run, with no value cap: bytes alone cut the
+// IN lists, and eight ranges of uid no longer fit.
+const byteCap = 450
+
 // TestDynamicFilterOracle runs every join kind over two connector sources with the hash join (which builds
 // Accounts, the smaller side, and probes Events) and the Grace join (which reads its left side first and
 // filters the right) and the salted join (which routes its spread side first and filters the expanded one),
 // with Events on either side, and checks the rows equal the nested loop's. The filter appears exactly for the kinds that drop no needed
 // probe row, on the long key (uid) and the string key (user), with the IN set's threshold at the default
-// (IN slices under the 20-value cap) and lowered to 10 (ranges for uid, min/max for user); every slice fits
-// the caps, and the rows read from Events drop wherever a filter runs.
+// (IN slices under the 20-value cap) and lowered to 10 (ranges for uid, min/max for user), then again under
+// byteCap alone; every slice fits the caps.
 func TestDynamicFilterOracle(t *testing.T) {
 	kinds := []string{"innerunique", "inner", "leftouter", "rightouter", "fullouter", "leftsemi", "leftanti", "rightsemi", "rightanti"}
-	for _, maxDistinct := range []int{0, 10} {
-		for _, key := range []string{"uid", "user"} {
-			for _, eventsLeft := range []bool{true, false} {
-				for _, strategy := range []string{"hash", "grace", "salted"} {
-					for _, kind := range kinds {
-						name := fmt.Sprintf("max%d/%s/eventsLeft=%v/%s/%s", maxDistinct, key, eventsLeft, strategy, kind)
-						t.Run(name, func(t *testing.T) {
-							dynFilterMaxDistinct = maxDistinct
-							defer func() { dynFilterMaxDistinct = 0 }()
-							l, r := "Events", "Accounts"
-							if !eventsLeft {
-								l, r = r, l
-							}
-							q := fmt.Sprintf("@%s | join kind=%s hint.strategy=%%s (@%s) on %s", l, kind, r, key)
-							want, _ := runRows(t, buildPlan(t, fmt.Sprintf(q, "nestedloop"), dynSources(t)))
-							rec := &trace.Recorder{}
-							p := buildPlan(t, fmt.Sprintf(q, strategy), dynSources(t))
-							got, details := runTraced(t, p, rec)
-							if g, w := tableRowsSorted(got), tableRowsSorted(want); strings.Join(g, "\n") != strings.Join(w, "\n") {
-								t.Fatalf("%s with dynamic filter: %d rows, nested loop: %d\nexplain:\n%s", strategy, len(g), len(w), p.Explain())
-							}
-							k, ok := join.ParseKind(kind)
-							if !ok {
-								t.Fatalf("unknown kind %s", kind)
-							}
-							// Accounts (80 rows) is the smaller side, which the hash join builds; Grace reads the left first.
-							buildLeft := !eventsLeft
-							switch strategy {
-							case "grace":
-								buildLeft = true
-							case "salted":
-								sp, err := saltPlanOf(p.root.(*joinNode).jp, false)
-								if err != nil {
-									t.Fatal(err)
+	for _, caps := range []connector.Caps{{}, {MaxInValues: -1, MaxQueryBytes: byteCap}} {
+		for _, maxDistinct := range []int{0, 10} {
+			for _, key := range []string{"uid", "user"} {
+				for _, eventsLeft := range []bool{true, false} {
+					for _, strategy := range []string{"hash", "grace", "salted"} {
+						for _, kind := range kinds {
+							name := fmt.Sprintf("bytes%d/max%d/%s/eventsLeft=%v/%s/%s", caps.MaxQueryBytes, maxDistinct, key, eventsLeft, strategy, kind)
+							t.Run(name, func(t *testing.T) {
+								dynFilterMaxDistinct = maxDistinct
+								defer func() { dynFilterMaxDistinct = 0 }()
+								l, r := "Events", "Accounts"
+								if !eventsLeft {
+									l, r = r, l
 								}
-								buildLeft = sp.SpreadLeft
-							}
-							buildAccounts := buildLeft != eventsLeft
-							filtered := join.ProbeMayBeFiltered(k, buildLeft)
-							evs := filterEvents(rec)
-							if !filtered {
-								if len(evs) != 0 || strings.Contains(p.Explain(), "dynamic filter") {
-									t.Fatalf("the probe side is preserved, yet a dynamic filter ran: %v", evs)
+								q := fmt.Sprintf("@%s | join kind=%s hint.strategy=%%s (@%s) on %s", l, kind, r, key)
+								want, _ := runRows(t, buildPlan(t, fmt.Sprintf(q, "nestedloop"), dynSourcesCapped(t, caps)))
+								rec := &trace.Recorder{}
+								p := buildPlan(t, fmt.Sprintf(q, strategy), dynSourcesCapped(t, caps))
+								got, details := runTraced(t, p, rec)
+								if g, w := tableRowsSorted(got), tableRowsSorted(want); strings.Join(g, "\n") != strings.Join(w, "\n") {
+									t.Fatalf("%s with dynamic filter: %d rows, nested loop: %d\nexplain:\n%s", strategy, len(g), len(w), p.Explain())
 								}
-								return
-							}
-							if len(evs) != 1 || !strings.Contains(p.Explain(), "dynamic filter on "+key) {
-								t.Fatalf("want one dynamic filter on %s, got %v; explain:\n%s", key, evs, p.Explain())
-							}
-							a := evs[0].Attrs
-							wantForm := "in"
-							if maxDistinct > 0 {
-								wantForm = map[string]string{"uid": "ranges", "user": "minmax"}[key]
-							}
-							if a["form"] != wantForm || (buildAccounts && a["keys"] != 40) {
-								t.Fatalf("filter %v: want form %s over the accounts' 40 distinct keys", a, wantForm)
-							}
-							if wantForm != "in" && !strings.Contains(a["why"].(string), "over the 10 an IN set carries") {
-								t.Fatalf("a compacted filter does not say why: %v", a)
-							}
-							slices := a["slices"].(int)
-							if wantForm == "in" && slices < 2 {
-								t.Fatalf("40 keys under a 20-value cap in %d slice(s)", slices)
-							}
-							for i, v := range a["slice_values"].([]int) {
-								if v > a["max_values"].(int) || a["slice_bytes"].([]int)[i] > a["max_bytes"].(int) {
-									t.Fatalf("slice %d over the caps: %v", i, a)
+								k, ok := join.ParseKind(kind)
+								if !ok {
+									t.Fatalf("unknown kind %s", kind)
 								}
-							}
-							if n := details[dynfilter.DetailSlices]; n != int64(slices) {
-								t.Fatalf("%v slices scanned, %d cut", n, slices)
-							}
-							for _, e := range rec.Events() {
-								if e.Kind == connector.RequestSent && e.Attrs["query_bytes"].(int) > e.Attrs["max_query_bytes"].(int) {
-									t.Fatalf("a request over the cap: %v", e.Attrs)
+								// Accounts (80 rows) is the smaller side, which the hash join builds; Grace reads the left first.
+								buildLeft := !eventsLeft
+								switch strategy {
+								case "grace":
+									buildLeft = true
+								case "salted":
+									sp, err := saltPlanOf(p.root.(*joinNode).jp, false)
+									if err != nil {
+										t.Fatal(err)
+									}
+									buildLeft = sp.SpreadLeft
 								}
-							}
-						})
+								buildAccounts := buildLeft != eventsLeft
+								filtered := join.ProbeMayBeFiltered(k, buildLeft)
+								evs := filterEvents(rec)
+								if !filtered {
+									if len(evs) != 0 || strings.Contains(p.Explain(), "dynamic filter") {
+										t.Fatalf("the probe side is preserved, yet a dynamic filter ran: %v", evs)
+									}
+									return
+								}
+								if len(evs) != 1 || !strings.Contains(p.Explain(), "dynamic filter on "+key) {
+									t.Fatalf("want one dynamic filter on %s, got %v; explain:\n%s", key, evs, p.Explain())
+								}
+								a := evs[0].Attrs
+								wantForm := "in"
+								if maxDistinct > 0 {
+									wantForm = map[string]string{"uid": "ranges", "user": "minmax"}[key]
+									if caps.MaxQueryBytes == byteCap && key == "uid" && buildAccounts {
+										wantForm = "minmax" // eight ranges over the longer Events request are over the byte cap
+									}
+								}
+								if a["form"] != wantForm || (buildAccounts && a["keys"] != 40) {
+									t.Fatalf("filter %v: want form %s over the accounts' 40 distinct keys", a, wantForm)
+								}
+								if wantForm != "in" && !strings.Contains(a["why"].(string), "over the 10 an IN set carries") {
+									t.Fatalf("a compacted filter does not say why: %v", a)
+								}
+								slices := a["slices"].(int)
+								if wantForm == "in" && slices < 2 {
+									t.Fatalf("40 keys under the caps in %d slice(s)", slices)
+								}
+								for i, v := range a["slice_values"].([]int) {
+									if mv := a["max_values"].(int); (mv > 0 && v > mv) || a["slice_bytes"].([]int)[i] > a["max_bytes"].(int) {
+										t.Fatalf("slice %d over the caps: %v", i, a)
+									}
+								}
+								if n := details[dynfilter.DetailSlices]; n != int64(slices) {
+									t.Fatalf("%v slices scanned, %d cut", n, slices)
+								}
+								for _, e := range rec.Events() {
+									if e.Kind == connector.RequestSent && e.Attrs["query_bytes"].(int) > e.Attrs["max_query_bytes"].(int) {
+										t.Fatalf("a request over the cap: %v", e.Attrs)
+									}
+								}
+							})
+						}
 					}
 				}
 			}
