@@ -193,6 +193,9 @@ func TestDynamicFilterOracle(t *testing.T) {
 								if wantForm != "in" && !strings.Contains(a["why"].(string), "over the 10 an IN set carries") {
 									t.Fatalf("a compacted filter does not say why: %v", a)
 								}
+								if key == "uid" && wantForm == "minmax" && !strings.Contains(a["why"].(string), "the ranges are over the query cap") {
+									t.Fatalf("uid fell back to min/max without saying the ranges did not fit: %v", a)
+								}
 								slices := a["slices"].(int)
 								if wantForm == "in" && slices < 2 {
 									t.Fatalf("40 keys under the caps in %d slice(s)", slices)
