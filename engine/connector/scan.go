@@ -21,9 +21,10 @@ const DefaultPageRows = 10_000
 // page that fits in log2(page) steps whatever the row width.
 const shrinkDivisor = 2
 
-// cursorReserve is the query text a keyset cursor adds to a rendered request (a few quoted values and
-// comparisons); a pushed filter must leave that room under Caps.MaxQueryBytes.
-const cursorReserve = 512
+// DetailPushFallbacks counts the requests a scan sent without its pushed condition because, with the cursor
+// it had to carry, they would have been over the connector's query-byte cap; the scan applied the condition to
+// those pages itself.
+const DetailPushFallbacks = "push_fallbacks"
 
 // Options tune a scan over a connector.
 type Options struct {
@@ -110,6 +111,9 @@ func (s *Source) Schema(paths []string) column.Schema {
 }
 
 // Push accepts the conjuncts Translate can express, as long as the resulting request still fits the caps.
+// The size is measured on the continuation request, cursor included (see widestCursors): where every key type
+// is bounded, a pushed condition then fits every request the scan sends; where a key is a string, a longer
+// cursor than measured makes the scan apply the condition itself for that request (see request).
 func (s *Source) Push(conjuncts []kql.Expr) (source.Pushdown, []kql.Expr) {
 	caps := s.conn.Caps()
 	out := *s
@@ -128,8 +132,8 @@ func (s *Source) Push(conjuncts []kql.Expr) (source.Pushdown, []kql.Expr) {
 		trial := append(append([]Predicate(nil), out.where...), p)
 		if caps.MaxQueryBytes > 0 {
 			if r, ok := s.conn.(Renderer); ok {
-				text, err := r.Render(Request{Table: s.info.Name, Where: And(trial), OrderBy: s.info.Key, Limit: 1})
-				if err != nil || len(text)+cursorReserve > caps.MaxQueryBytes {
+				n, err := s.continuationBytes(r, s.RequestColumns(nil), trial)
+				if err != nil || n > caps.MaxQueryBytes {
 					rejected = append(rejected, c)
 					continue
 				}
@@ -138,6 +142,91 @@ func (s *Source) Push(conjuncts []kql.Expr) (source.Pushdown, []kql.Expr) {
 		out.where = trial
 	}
 	return &out, rejected
+}
+
+// continuationBytes is the rendered size of a continuation request carrying where: the pushed conditions and
+// a keyset cursor over the table's key at the widest values the key types take (the first request, with no
+// cursor, is never longer), asking for cols. The planner pushes before it knows the columns and measures with
+// the key columns alone, which every scan reads; the scan re-measures each request it sends.
+func (s *Source) continuationBytes(r Renderer, cols []string, where []Predicate) (int, error) {
+	widest := 0
+	for _, cur := range widestCursors(s.info) {
+		preds := append(append([]Predicate(nil), where...), Keyset{Keys: s.info.Key, Values: cur, Bound: After})
+		text, err := r.Render(Request{Table: s.info.Name, Columns: cols, Where: And(preds), OrderBy: s.info.Key, Limit: 1})
+		if err != nil {
+			return 0, err
+		}
+		widest = max(widest, len(text))
+	}
+	if len(s.info.Key) == 0 {
+		text, err := r.Render(Request{Table: s.info.Name, Columns: cols, Where: And(where), OrderBy: s.info.Key, Limit: 1})
+		if err != nil {
+			return 0, err
+		}
+		widest = len(text)
+	}
+	return widest, nil
+}
+
+// widestCursors are the cursors whose rendering is longest for the key's types, one candidate set per
+// extreme: a dialect may write a number in decimal, a datetime as ISO text or as epoch units, so both ends of
+// the range are rendered and the longer counts. A string key has no widest value: it takes the empty string
+// (its quotes still count), and a longer cursor at run time is handled by the scan's fallback.
+func widestCursors(info TableInfo) [][]column.Value {
+	if len(info.Key) == 0 {
+		return nil
+	}
+	var low, high []column.Value
+	for _, k := range info.Key {
+		t := column.String
+		if i := info.Schema.Index(k.Column); i >= 0 {
+			t = info.Schema[i].Type
+		}
+		lo, hi := column.Value{Type: t}, column.Value{Type: t}
+		switch t {
+		case column.Long, column.DateTime, column.Timespan:
+			lo.Int, hi.Int = math.MinInt64, math.MaxInt64
+		case column.Real:
+			lo.Real, hi.Real = -math.MaxFloat64, -0x1p-1022 // the least normal: 17 digits and a 3-digit exponent too
+		case column.Bool:
+			lo.Bool, hi.Bool = false, true
+		}
+		low, high = append(low, lo), append(high, hi)
+	}
+	return [][]column.Value{low, high}
+}
+
+// ContinuationBytes is the rendered size of a continuation request of a scan of cols with extra added to its
+// pushed conditions (see continuationBytes), for a dynamic filter cut to the caps; 0 when the connector
+// renders no text.
+func (s *Source) ContinuationBytes(cols []column.Field, extra Predicate) (int, error) {
+	r, ok := s.conn.(Renderer)
+	if !ok {
+		return 0, nil
+	}
+	return s.continuationBytes(r, s.RequestColumns(cols), append(append([]Predicate(nil), s.where...), extra))
+}
+
+// RequestColumns are the columns a scan of cols asks for: cols, then the key columns it pages by.
+func (s *Source) RequestColumns(cols []column.Field) []string {
+	var names []string
+	for _, f := range cols {
+		names = append(names, f.Name)
+	}
+	for _, k := range s.info.Key {
+		if indexOf(names, k.Column) < 0 {
+			names = append(names, k.Column)
+		}
+	}
+	return names
+}
+
+// With is the source with cond added to its pushed conditions, unchecked against the caps: the caller has
+// measured it (a dynamic filter's slice, see ContinuationBytes).
+func (s *Source) With(cond Predicate) *Source {
+	out := *s
+	out.where = append(append([]Predicate(nil), s.where...), cond)
+	return &out
 }
 
 // Pushed describes the pushed predicate.
@@ -157,7 +246,10 @@ func (s *Source) ScanTraced(_ context.Context, cols []column.Field, sink trace.S
 	if sink == nil {
 		sink = trace.Discard
 	}
-	it := &scanIter{s: s, sink: sink, op: "scan@" + s.name}
+	if details == nil {
+		details = &trace.Details{}
+	}
+	it := &scanIter{s: s, sink: sink, op: "scan@" + s.name, details: details}
 	for _, f := range cols {
 		it.out = append(it.out, len(it.columns))
 		it.columns = append(it.columns, f.Name)
@@ -199,10 +291,11 @@ func indexOf(names []string, name string) int {
 
 // scanIter is one running scan: a cursor, the page size and the current page being handed out in batches.
 type scanIter struct {
-	s     *Source
-	sink  trace.Sink
-	op    string
-	retry *Retrier
+	s       *Source
+	sink    trace.Sink
+	op      string
+	retry   *Retrier
+	details *trace.Details
 
 	columns []string // requested: the scan's columns, then key columns it needs for the cursor
 	out     []int    // positions in columns of the scan's own columns
@@ -210,6 +303,7 @@ type scanIter struct {
 
 	limit   int
 	cursor  []column.Value // last key returned; nil before the first page
+	local   Predicate      // the pushed condition, applied here to the current page when its request left it out
 	done    bool
 	page    *column.Batch
 	pagePos int
@@ -252,6 +346,19 @@ func (it *scanIter) fetch(ctx context.Context) error {
 		}
 		n := page.Rows()
 		it.page, it.pagePos = page.Batch, 0
+		if it.local != nil && n > 0 {
+			keep, err := Eval(it.local, req.Columns, page.Batch)
+			if err != nil {
+				return fmt.Errorf("apply the pushed condition in the engine: %w", err)
+			}
+			var idx []int32
+			for i, k := range keep {
+				if k {
+					idx = append(idx, int32(i))
+				}
+			}
+			it.page = page.Batch.Gather(idx)
+		}
 		switch {
 		case it.limit == 0 || len(it.keyPos) == 0:
 			if page.Truncated {
@@ -271,13 +378,42 @@ func (it *scanIter) fetch(ctx context.Context) error {
 	}
 }
 
-// request is the next page's request: the pushed predicate and, after the first page, the keyset seek.
+// request is the next page's request: the pushed predicate and, after the first page, the keyset seek. When
+// that request's rendered text is over Caps.MaxQueryBytes (a string cursor longer than Push measured, or the
+// columns' names), it is sent with the seek alone and the columns the pushed condition reads, and fetch applies
+// the condition to the page: the answer is the same rows, at the cost of shipping the page's unmatched rows.
+// The cursor still comes from the page's last row before filtering, so no row is skipped or repeated.
 func (it *scanIter) request() Request {
-	where := append([]Predicate(nil), it.s.where...)
+	it.local = nil
+	req := it.build(it.s.where, it.columns)
+	if len(it.s.where) == 0 {
+		return req
+	}
+	if maxBytes := it.s.conn.Caps().MaxQueryBytes; maxBytes > 0 {
+		if r, ok := it.s.conn.(Renderer); ok {
+			if text, err := r.Render(req); err == nil && len(text) > maxBytes {
+				cols := it.columns
+				for _, c := range Columns(it.s.Where(), nil) {
+					if indexOf(cols, c) < 0 {
+						cols = append(append([]string(nil), cols...), c)
+					}
+				}
+				it.local = it.s.Where()
+				it.details.Add(DetailPushFallbacks, 1)
+				return it.build(nil, cols)
+			}
+		}
+	}
+	return req
+}
+
+// build is a request for cols under the conditions where, plus the keyset seek once a cursor is known.
+func (it *scanIter) build(conds []Predicate, cols []string) Request {
+	where := append([]Predicate(nil), conds...)
 	if it.cursor != nil {
 		where = append(where, Keyset{Keys: it.s.info.Key, Values: it.cursor, Bound: After})
 	}
-	req := Request{Table: it.s.info.Name, Columns: it.columns, OrderBy: it.s.info.Key, Limit: it.limit}
+	req := Request{Table: it.s.info.Name, Columns: cols, OrderBy: it.s.info.Key, Limit: it.limit}
 	switch len(where) {
 	case 0:
 	case 1:

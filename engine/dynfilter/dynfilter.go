@@ -10,6 +10,7 @@ package dynfilter
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
@@ -23,11 +24,31 @@ const (
 	None Kind = iota
 	// InSet is one or more IN lists over the key column.
 	InSet
+	// Ranges is a few closed ranges over the key column covering every key, cut at the widest gaps between
+	// sorted keys (integer and datetime keys, past MaxDistinctValues): a superset of the keys.
+	Ranges
+	// MinMax is one closed range from the least key to the greatest (past MaxDistinctValues, when Ranges
+	// does not apply or does not fit): a superset of the keys.
+	MinMax
+	// Empty is no key at all: the filtered side can match nothing, and no request is sent.
+	Empty
 )
+
+var kindNames = [...]string{"none", "in", "ranges", "minmax", "empty"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
 
 // Slice is one request's share of the keys.
 type Slice struct {
+	// Values are the slice's keys (InSet only).
 	Values []column.Value
+	// Pred is the condition the slice's requests carry: the IN list, or the ranges.
+	Pred connector.Predicate
 	// Bytes is the rendered size of the request carrying this slice.
 	Bytes int
 }
@@ -39,6 +60,10 @@ type Filter struct {
 	Slices []Slice
 	// MaxValues and MaxBytes are the caps the slices were cut against (0: no cap).
 	MaxValues, MaxBytes int
+	// Keys is how many distinct keys the filter stands for.
+	Keys int
+	// Why says, for a compacted or dropped filter, what made it so.
+	Why string
 }
 
 // Render returns the size of the request carrying pred; it is the receiving connector's renderer wrapped
@@ -51,7 +76,7 @@ type Render func(pred connector.Predicate) (int, error)
 // rendered for k keys. Greedy filling is optimal for consecutive slices: no cut can be moved later without
 // breaking a cap. render may be nil when the connector renders no text (only the value cap then applies).
 func SplitToFit(col string, keys []column.Value, caps connector.Caps, render Render) (Filter, error) {
-	f := Filter{Kind: InSet, Column: col, MaxValues: caps.MaxInValues, MaxBytes: caps.MaxQueryBytes}
+	f := Filter{Kind: InSet, Column: col, MaxValues: caps.MaxInValues, MaxBytes: caps.MaxQueryBytes, Keys: len(keys)}
 	if len(keys) == 0 {
 		f.Kind = None
 		return f, nil
@@ -77,7 +102,7 @@ func SplitToFit(col string, keys []column.Value, caps connector.Caps, render Ren
 			return Filter{}, err
 		}
 		if fits(whole) {
-			f.Slices = append(f.Slices, Slice{Values: keys[lo:hi], Bytes: whole})
+			f.Slices = append(f.Slices, Slice{Values: keys[lo:hi], Pred: connector.In{Column: col, Values: keys[lo:hi]}, Bytes: whole})
 			lo = hi
 			continue
 		}
@@ -103,7 +128,7 @@ func SplitToFit(col string, keys []column.Value, caps connector.Caps, render Ren
 				bad = mid
 			}
 		}
-		f.Slices = append(f.Slices, Slice{Values: keys[lo : lo+good], Bytes: goodBytes})
+		f.Slices = append(f.Slices, Slice{Values: keys[lo : lo+good], Pred: connector.In{Column: col, Values: keys[lo : lo+good]}, Bytes: goodBytes})
 		lo += good
 	}
 	return f, nil
@@ -126,4 +151,34 @@ func Distinct(v *column.Vector, n int) []column.Value {
 		out = append(out, v.Value(i))
 	}
 	return out
+}
+
+// Describe says what the filter is, in one line for explain: its form, how many keys it stands for, its
+// slices' sizes against the caps, and why it was compacted or dropped.
+func (f Filter) Describe() string {
+	sizes := func() string {
+		var vals, bytes []string
+		for _, s := range f.Slices {
+			vals = append(vals, fmt.Sprint(len(s.Values)))
+			bytes = append(bytes, fmt.Sprint(s.Bytes))
+		}
+		return fmt.Sprintf("%s values (cap %d) and %s query bytes (cap %d)", strings.Join(vals, ", "), f.MaxValues, strings.Join(bytes, ", "), f.MaxBytes)
+	}
+	why := ""
+	if f.Why != "" {
+		why = ": " + f.Why
+	}
+	switch f.Kind {
+	case InSet:
+		return fmt.Sprintf("in: %d keys in %d IN lists of %s", f.Keys, len(f.Slices), sizes())
+	case Ranges, MinMax:
+		keys := fmt.Sprintf("%d keys", f.Keys)
+		if f.Keys == 0 {
+			keys = "the keys" // only their bounds were kept (Collector past its limit)
+		}
+		return fmt.Sprintf("%s: %s compacted to %s, one request of %d query bytes (cap %d)%s", f.Kind, keys, f.Slices[0].Pred, f.Slices[0].Bytes, f.MaxBytes, why)
+	case Empty:
+		return "empty: no build key, so no request"
+	}
+	return "none: the probe is scanned whole" + why
 }

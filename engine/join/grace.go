@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/partition"
@@ -78,6 +79,10 @@ type Grace struct {
 	stop              func()
 	pairHeld, pairOut int64
 	pairBuildLeft     bool
+	// keys and handOver, when set, collect the left side's first key while it is partitioned and receive
+	// them before the right side is read (see HandBuildKeysTo).
+	keys     *dynfilter.Collector
+	handOver func(*dynfilter.Collector) error
 
 	levels, hotKeys int
 }
@@ -199,6 +204,14 @@ func NewGrace(spec *Spec, left, right exec.Operator, env *exec.Env, cfg GraceCon
 }
 
 func (g *Grace) Schema() column.Schema { return g.spec.Schema }
+
+// HandBuildKeysTo makes the join collect the left side's first key into keys while it partitions that side,
+// and give them to f before it reads a row of the right side, so a dynamic filter (dynfilter.Probe) can narrow
+// the right side's scan. The left side is always partitioned first, so only a kind that passes
+// ProbeMayBeFiltered with the build on the left may be given a filtered right side.
+func (g *Grace) HandBuildKeysTo(keys *dynfilter.Collector, f func(*dynfilter.Collector) error) {
+	g.keys, g.handOver = keys, f
+}
 
 // Next returns the next output batch. Any error ends the run and removes everything spilled, as does the end.
 func (g *Grace) Next(ctx context.Context) (*column.Batch, error) {
@@ -388,6 +401,11 @@ func (g *Grace) partitionStep(ctx context.Context) (*column.Batch, error) {
 		}
 		g.shrink(int64(g.fanout) * int64(g.pageBytes))
 		if s == 0 {
+			if g.handOver != nil {
+				if err := g.handOver(g.keys); err != nil {
+					return nil, fmt.Errorf("hand the left keys over: %w", err)
+				}
+			}
 			return nil, g.startSide(1)
 		}
 		for p := g.fanout - 1; p >= 0; p-- {
@@ -404,6 +422,9 @@ func (g *Grace) partitionStep(ctx context.Context) (*column.Batch, error) {
 		if err := g.openWriters(s, g.fanout); err != nil {
 			return nil, err
 		}
+	}
+	if s == 0 && g.keys != nil {
+		g.keys.Add(b.Cols[g.spec.LeftKeys[0]], b.N)
 	}
 	keys := keyColumns(b, g.sideKeys(s), g.spec.KeyTypes)
 	g.assign = partition.Partitioner{Seed: g.cfg.Seed, Fanout: g.fanout, NullsApart: true}.Assign(keys, b.N, g.assign)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
@@ -71,6 +72,10 @@ type Hash struct {
 	topCol   int
 	topKey   exec.SortKey
 	topLimit int64
+	// keys and handOver, when set, collect the build side's first key and receive them once the build side
+	// is read (see HandBuildKeysTo).
+	keys     *dynfilter.Collector
+	handOver func(*dynfilter.Collector) error
 }
 
 type hashState int
@@ -141,6 +146,13 @@ func (h *Hash) buildTable(ctx context.Context) error {
 	if err := h.readBuild(ctx); err != nil {
 		return err
 	}
+	if h.handOver != nil {
+		bk, _ := h.buildKeys()
+		h.keys.Add(h.table.Cols[bk[0]], h.table.N)
+		if err := h.handOver(h.keys); err != nil {
+			return fmt.Errorf("hash join: hand the build keys over: %w", err)
+		}
+	}
 	if h.top != nil {
 		if err := h.topFirst(ctx); err != nil {
 			return err
@@ -163,6 +175,26 @@ func (h *Hash) readBuild(ctx context.Context) error {
 	})
 	h.table = column.Concat(h.build.Schema(), batches)
 	return err
+}
+
+// HandBuildKeysTo makes the join collect its build side's first key into keys and give them to f once the
+// whole build side is read and before it reads a probe row, so that a dynamic filter (dynfilter.Probe) can
+// narrow the probe's scan to the keys that can match. Only a join whose kind passes ProbeMayBeFiltered may
+// be given a filtered probe.
+func (h *Hash) HandBuildKeysTo(keys *dynfilter.Collector, f func(*dynfilter.Collector) error) {
+	h.keys, h.handOver = keys, f
+}
+
+// ProbeMayBeFiltered reports whether a join of kind, building on the left side when buildLeft, gives the same
+// answer when its probe side loses the rows whose key no build row has: true unless the kind outputs
+// unmatched probe rows (an outer or anti kind preserving the probe side).
+func ProbeMayBeFiltered(kind Kind, buildLeft bool) bool {
+	l, r := kind.sides()
+	ps := l
+	if buildLeft {
+		ps = r
+	}
+	return !ps.unmatched && !ps.anti
 }
 
 // index makes the hash table of h.table's keys and the chains of its rows.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/skew"
@@ -68,6 +69,10 @@ type Salted struct {
 	left  exec.Operator
 	right exec.Operator
 	env   *exec.Env
+	// keys and handOver, when set, collect the spread side's first key while it is routed and receive them
+	// before the expanded side is read (see HandBuildKeysTo).
+	keys     *dynfilter.Collector
+	handOver func(*dynfilter.Collector) error
 
 	state   saltedState
 	workers []*saltWorker
@@ -574,6 +579,14 @@ func NewSalted(spec *Spec, plan *SaltPlan, left, right exec.Operator, env *exec.
 
 func (s *Salted) Schema() column.Schema { return s.spec.Schema }
 
+// HandBuildKeysTo makes the join collect the spread side's first key into keys while it routes that side, and
+// give them to f before it reads a row of the expanded side, so a dynamic filter (dynfilter.Probe) can narrow
+// the expanded side's scan. Only a kind that passes ProbeMayBeFiltered with the spread side as the build may be
+// given a filtered expanded side, and never the teaching variant, whose wrong answer is the point.
+func (s *Salted) HandBuildKeysTo(keys *dynfilter.Collector, f func(*dynfilter.Collector) error) {
+	s.keys, s.handOver = keys, f
+}
+
 func (s *Salted) Next(ctx context.Context) (*column.Batch, error) {
 	for {
 		switch s.state {
@@ -686,6 +699,9 @@ func (s *Salted) route(ctx context.Context) error {
 		var buf []byte
 		var apartIdx []int32
 		err := exec.Drain(ctx, op, func(b *column.Batch) error {
+			if spread && s.keys != nil {
+				s.keys.Add(b.Cols[keys[0]], b.N)
+			}
 			kc := keyColumns(b, keys, s.spec.KeyTypes)
 			rb := saltRowBytes(b)
 			for i := range idx {
@@ -795,6 +811,11 @@ func (s *Salted) route(ctx context.Context) error {
 	}
 	if err := readSide(p.SpreadLeft, true); err != nil {
 		return err
+	}
+	if s.handOver != nil {
+		if err := s.handOver(s.keys); err != nil {
+			return fmt.Errorf("salted join: hand the spread side's keys over: %w", err)
+		}
 	}
 	if err := readSide(!p.SpreadLeft, false); err != nil {
 		return err

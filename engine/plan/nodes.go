@@ -268,6 +268,8 @@ type joinNode struct {
 	def         StrategyDef
 	reason      string
 	on          string
+	// dynProbe, when set, is the probe scan fed by this join's build keys (dynfilter.go).
+	dynProbe *pushedScanNode
 }
 
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
@@ -298,7 +300,14 @@ func (n *joinNode) physical() string {
 	return fmt.Sprintf("%s join kind=%s%s: %s", n.def.Name, n.jp.Spec.Kind, extra, n.reason)
 }
 func (n *joinNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
-	return n.def.Open(n.jp, c[0], c[1], env)
+	op, err := n.def.Open(n.jp, c[0], c[1], env)
+	if err != nil {
+		return nil, err
+	}
+	if err := wireProbeFilter(n, op); err != nil {
+		return nil, err
+	}
+	return op, nil
 }
 
 func names(s column.Schema) string {

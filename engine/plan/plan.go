@@ -43,6 +43,7 @@ func Build(q *kql.Query, sources map[string]source.Source, opts Options) (*Plan,
 	root = pagedRewrite(root)   // paged joins take the sort and take above them (paged_rewrite.go)
 	root = aggregateJoins(root) // summarize count()/sum() folded into the hash join below it (joinagg.go)
 	root = pushTopBounds(root)  // a top's bound filters the inner hash join's probe below it (topbound.go)
+	dynamicFilters(root)        // a hash join's build keys filter its connector probe scan (dynfilter.go)
 	p := &Plan{root: root}
 	live := make([]bool, len(root.Schema()))
 	for i, f := range root.Schema() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/kql"
@@ -87,6 +88,10 @@ type pushedScanNode struct {
 	src source.Pushdown
 	// filtered counts the conjuncts pushed, for the row estimate.
 	filtered int
+	// dynKey, when set, is the key column of the join's dynamic filter this scan takes (dynfilter.go).
+	dynKey string
+	opened *dynfilter.Probe // the probe last opened, until its join takes it (dynfilter.go)
+	ran    *dynfilter.Probe // the probe last opened, for explain after a run
 }
 
 // pushedSelectivity is the planner's guess at the fraction of rows one pushed condition keeps, the same guess
@@ -119,9 +124,15 @@ func (n *pushedScanNode) physical() string {
 	if p := n.src.Pushed(); p != "" {
 		pushed = ", pushed: " + p
 	}
+	if n.dynKey != "" {
+		pushed += n.probeFilterExplain()
+	}
 	return fmt.Sprintf("connector scan @%s (%d rows) reading [%s]%s", n.src.Name(), n.src.Rows(), strings.Join(read, ", "), pushed)
 }
 func (n *pushedScanNode) open(ctx context.Context, env *exec.Env, _ []exec.Operator) (exec.Operator, error) {
+	if n.dynKey != "" {
+		return n.openProbe(env), nil
+	}
 	traced := &tracedSource{Pushdown: n.src, sink: env.Trace, details: env.Details}
 	return exec.NewScan(ctx, traced, n.schema, n.live), nil
 }
