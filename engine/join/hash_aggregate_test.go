@@ -2,7 +2,6 @@ package join
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -79,45 +78,33 @@ func TestHashAggregateMatchesSummarize(t *testing.T) {
 			t.Error("no case took the dense path")
 		}
 	}()
-	for ci, c := range cases() {
-		seed := uint64(2000 + ci)
-		r := rand.New(rand.NewPCG(seed, seed))
-		lt, rt := genTable(r, c.left, "L"), genTable(r, c.right, "R")
-		for _, kind := range Kinds {
-			name := fmt.Sprintf("%s-%s/%s/seed=%d", c.left.name, c.right.name, kind, seed)
-			t.Run(name, func(t *testing.T) {
-				spec, err := NewSpec(kind, lt.Schema, rt.Schema, keysOf(lt.Schema), keysOf(rt.Schema))
-				if err != nil {
-					t.Fatal(err)
-				}
-				pa, ea, schema := pairAggs(spec)
-				oracle := exec.NewSummarize(NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)),
-					schema, nil, ea, memory.NewBudget(0))
-				want, _ := rowsOf(t, oracle)
-				for _, size := range batchSizes {
-					for _, buildLeft := range []bool{false, true} {
-						for p := range aggPaths {
-							a, err := NewHashAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), pa, schema)
-							if err != nil {
-								t.Fatal(err)
-							}
-							if !forcePath(a, p) {
-								continue
-							}
-							got, _ := rowsOf(t, a)
-							if !slices.Equal(got, want) {
-								t.Fatalf("batch=%d buildLeft=%v path=%s: hash aggregate gave %v, summarize over the oracle %v",
-									size, buildLeft, aggPaths[p].name, got, want)
-							}
-							if a.radix != nil && a.radix.usedDense {
-								dense++
-							}
-						}
+	eachKindCase(t, cases(), 2000, func(t *testing.T, c pair, kind Kind, spec *Spec, lt, rt *column.Table) {
+		pa, ea, schema := pairAggs(spec)
+		oracle := exec.NewSummarize(NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)),
+			schema, nil, ea, memory.NewBudget(0))
+		want, _ := rowsOf(t, oracle)
+		for _, size := range batchSizes {
+			for _, buildLeft := range []bool{false, true} {
+				for p := range aggPaths {
+					a, err := NewHashAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), pa, schema)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !forcePath(a, p) {
+						continue
+					}
+					got, _ := rowsOf(t, a)
+					if !slices.Equal(got, want) {
+						t.Fatalf("batch=%d buildLeft=%v path=%s: hash aggregate gave %v, summarize over the oracle %v",
+							size, buildLeft, aggPaths[p].name, got, want)
+					}
+					if a.radix != nil && a.radix.usedDense {
+						dense++
 					}
 				}
-			})
+			}
 		}
-	}
+	})
 }
 
 // TestHashAggregateChainSums checks the radix path where it counts pairs it never enumerates: one key with

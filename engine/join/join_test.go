@@ -159,35 +159,23 @@ func keysOf(s column.Schema) []int {
 // TestHashMatchesNestedLoop checks the hash join against the nested-loop oracle for every kind, every input
 // shape, both build sides, every batch size, and with output batches cut small enough to split chains.
 func TestHashMatchesNestedLoop(t *testing.T) {
-	for ci, c := range cases() {
-		seed := uint64(1000 + ci)
-		r := rand.New(rand.NewPCG(seed, seed))
-		lt, rt := genTable(r, c.left, "L"), genTable(r, c.right, "R")
-		for _, kind := range Kinds {
-			name := fmt.Sprintf("%s-%s/%s/seed=%d", c.left.name, c.right.name, kind, seed)
-			t.Run(name, func(t *testing.T) {
-				spec, err := NewSpec(kind, lt.Schema, rt.Schema, keysOf(lt.Schema), keysOf(rt.Schema))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, wantSchema := rowsOf(t, NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)))
-				checkOracle(t, kind, lt, rt, want)
-				for _, size := range batchSizes {
-					for _, buildLeft := range []bool{false, true} {
-						for _, maxOut := range []int{outRows, 3} {
-							h := NewHash(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0))
-							h.maxOut = maxOut
-							got, gotSchema := rowsOf(t, h)
-							if !slices.Equal(got, want) || !slices.EqualFunc(gotSchema, wantSchema, func(a, b column.Field) bool { return a == b }) {
-								t.Fatalf("batch=%d buildLeft=%v maxOut=%d: hash join gave %d rows, oracle %d\nhash:   %v\noracle: %v",
-									size, buildLeft, maxOut, len(got), len(want), head(got), head(want))
-							}
-						}
+	eachKindCase(t, cases(), 1000, func(t *testing.T, c pair, kind Kind, spec *Spec, lt, rt *column.Table) {
+		want, wantSchema := rowsOf(t, NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)))
+		checkOracle(t, kind, lt, rt, want)
+		for _, size := range batchSizes {
+			for _, buildLeft := range []bool{false, true} {
+				for _, maxOut := range []int{outRows, 3} {
+					h := NewHash(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0))
+					h.maxOut = maxOut
+					got, gotSchema := rowsOf(t, h)
+					if !slices.Equal(got, want) || !slices.EqualFunc(gotSchema, wantSchema, func(a, b column.Field) bool { return a == b }) {
+						t.Fatalf("batch=%d buildLeft=%v maxOut=%d: hash join gave %d rows, oracle %d\nhash:   %v\noracle: %v",
+							size, buildLeft, maxOut, len(got), len(want), head(got), head(want))
 					}
 				}
-			})
+			}
 		}
-	}
+	})
 }
 
 func head(rows []string) []string { return rows[:min(len(rows), 8)] }
@@ -306,5 +294,25 @@ func TestHashBudgetExceeded(t *testing.T) {
 	_, err := exec.Materialize(context.Background(), h)
 	if err == nil || !strings.Contains(err.Error(), "memory budget") {
 		t.Fatalf("want a memory budget error, got %v", err)
+	}
+}
+
+// eachKindCase runs check as a subtest for every pair of cs and every join kind: the pair's tables come from
+// seed seedBase+i, which the subtest's name carries so a failure can be replayed, and spec joins them on their
+// key columns.
+func eachKindCase(t *testing.T, cs []pair, seedBase uint64, check func(t *testing.T, c pair, kind Kind, spec *Spec, lt, rt *column.Table)) {
+	for ci, c := range cs {
+		seed := seedBase + uint64(ci)
+		r := rand.New(rand.NewPCG(seed, seed))
+		lt, rt := genTable(r, c.left, "L"), genTable(r, c.right, "R")
+		for _, kind := range Kinds {
+			t.Run(fmt.Sprintf("%s-%s/%s/seed=%d", c.left.name, c.right.name, kind, seed), func(t *testing.T) {
+				spec, err := NewSpec(kind, lt.Schema, rt.Schema, keysOf(lt.Schema), keysOf(rt.Schema))
+				if err != nil {
+					t.Fatal(err)
+				}
+				check(t, c, kind, spec, lt, rt)
+			})
+		}
 	}
 }

@@ -46,52 +46,40 @@ func runSalted(t testing.TB, spec *Spec, lt, rt *column.Table, size int, o SaltO
 // shape, two widths (the rule's and an odd one), every batch size, and output batches small enough to cut
 // chains.
 func TestSaltedMatchesNestedLoop(t *testing.T) {
-	for ci, c := range saltCases() {
-		seed := uint64(5000 + ci)
-		r := rand.New(rand.NewPCG(seed, seed))
-		lt, rt := genTable(r, c.left, "L"), genTable(r, c.right, "R")
-		for _, kind := range Kinds {
-			name := fmt.Sprintf("%s-%s/%s/seed=%d", c.left.name, c.right.name, kind, seed)
-			t.Run(name, func(t *testing.T) {
-				spec, err := NewSpec(kind, lt.Schema, rt.Schema, keysOf(lt.Schema), keysOf(rt.Schema))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, _ := rowsOf(t, NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)))
-				checkOracle(t, kind, lt, rt, want)
-				salted := 0
-				// Two configurations per batch size: the rule's W with whole output batches, and an odd W with
-				// output batches of 3 rows.
-				configs := []struct{ w, maxOut int }{{0, outRows}, {7, 3}}
-				for _, size := range batchSizes {
-					for _, cfg := range configs {
-						{
-							w, maxOut := cfg.w, cfg.maxOut
-							s, env, p := runSalted(t, spec, lt, rt, size, SaltOptions{Workers: w})
-							s.maxOut = maxOut
-							got, _ := rowsOf(t, s)
-							if !slices.Equal(got, want) {
-								t.Fatalf("batch=%d W=%d maxOut=%d spreadLeft=%v heavy=%v: salted join gave %d rows, oracle %d\nsalted: %v\noracle: %v",
-									size, p.Workers, maxOut, p.SpreadLeft, p.Heavy, len(got), len(want), head(got), head(want))
-							}
-							if used := env.Budget.Peak(); used == 0 && lt.N+rt.N > 0 {
-								t.Fatalf("the salted join held rows without accounting them")
-							}
-							salted += p.SaltedKeys()
-						}
+	eachKindCase(t, saltCases(), 5000, func(t *testing.T, c pair, kind Kind, spec *Spec, lt, rt *column.Table) {
+		want, _ := rowsOf(t, NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)))
+		checkOracle(t, kind, lt, rt, want)
+		salted := 0
+		// Two configurations per batch size: the rule's W with whole output batches, and an odd W with
+		// output batches of 3 rows.
+		configs := []struct{ w, maxOut int }{{0, outRows}, {7, 3}}
+		for _, size := range batchSizes {
+			for _, cfg := range configs {
+				{
+					w, maxOut := cfg.w, cfg.maxOut
+					s, env, p := runSalted(t, spec, lt, rt, size, SaltOptions{Workers: w})
+					s.maxOut = maxOut
+					got, _ := rowsOf(t, s)
+					if !slices.Equal(got, want) {
+						t.Fatalf("batch=%d W=%d maxOut=%d spreadLeft=%v heavy=%v: salted join gave %d rows, oracle %d\nsalted: %v\noracle: %v",
+							size, p.Workers, maxOut, p.SpreadLeft, p.Heavy, len(got), len(want), head(got), head(want))
 					}
+					if used := env.Budget.Peak(); used == 0 && lt.N+rt.N > 0 {
+						t.Fatalf("the salted join held rows without accounting them")
+					}
+					salted += p.SaltedKeys()
 				}
-				heavySpread := strings.HasPrefix(c.left.name, "heavy") && saltSpreadsLeft(kind) ||
-					strings.HasPrefix(c.right.name, "heavy") && !saltSpreadsLeft(kind) || c.left.name == "heavyboth"
-				if heavySpread && salted == 0 {
-					t.Fatalf("a heavy key on the spread side was never salted")
-				}
-				if c.left.name == "neither" && salted > 0 {
-					t.Fatalf("uniform keys were salted")
-				}
-			})
+			}
 		}
-	}
+		heavySpread := strings.HasPrefix(c.left.name, "heavy") && saltSpreadsLeft(kind) ||
+			strings.HasPrefix(c.right.name, "heavy") && !saltSpreadsLeft(kind) || c.left.name == "heavyboth"
+		if heavySpread && salted == 0 {
+			t.Fatalf("a heavy key on the spread side was never salted")
+		}
+		if c.left.name == "neither" && salted > 0 {
+			t.Fatalf("uniform keys were salted")
+		}
+	})
 }
 
 // saltSpreadsLeft says which side the correct plan spreads for kind on the test shapes (inner and fullouter spread

@@ -1,8 +1,6 @@
 package join
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -19,49 +17,37 @@ type workerPlan func(spec *Spec, w int) (*SaltPlan, error)
 // for every kind serve accepts, every shape of the salted join's harness, 1, 4 and 7 workers, every batch size
 // and output batches of 3 rows; a kind serve refuses must be refused by plan too.
 func checkWorkersMatchHash(t *testing.T, plan workerPlan, serve func(Kind) error, check func(t *testing.T, spec *Spec, env *exec.Env, p *SaltPlan, lt, rt *column.Table)) {
-	for ci, c := range saltCases() {
-		seed := uint64(7000 + ci)
-		r := rand.New(rand.NewPCG(seed, seed))
-		lt, rt := genTable(r, c.left, "L"), genTable(r, c.right, "R")
-		for _, kind := range Kinds {
-			name := fmt.Sprintf("%s-%s/%s/seed=%d", c.left.name, c.right.name, kind, seed)
-			t.Run(name, func(t *testing.T) {
-				spec, err := NewSpec(kind, lt.Schema, rt.Schema, keysOf(lt.Schema), keysOf(rt.Schema))
+	eachKindCase(t, saltCases(), 7000, func(t *testing.T, c pair, kind Kind, spec *Spec, lt, rt *column.Table) {
+		if serve(kind) != nil {
+			if _, err := plan(spec, 4); err == nil {
+				t.Fatalf("kind %s is not served, but the plan was made", kind)
+			}
+			return
+		}
+		want, _ := rowsOf(t, NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)))
+		hash, _ := rowsOf(t, NewHash(spec, &tableOp{t: lt, size: 7}, &tableOp{t: rt, size: 7}, false, memory.NewBudget(0)))
+		if !slices.Equal(hash, want) {
+			t.Fatalf("the hash join disagrees with the oracle")
+		}
+		for _, w := range []int{1, 4, 7} {
+			for _, size := range batchSizes {
+				p, err := plan(spec, w)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if serve(kind) != nil {
-					if _, err := plan(spec, 4); err == nil {
-						t.Fatalf("kind %s is not served, but the plan was made", kind)
-					}
-					return
+				env := exec.NewEnv(memory.NewBudget(0), &trace.Recorder{})
+				s := NewSalted(spec, p, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, env)
+				s.maxOut = 3
+				got, _ := rowsOf(t, s)
+				if !slices.Equal(got, hash) {
+					t.Fatalf("W=%d batch=%d: %d rows, the hash join %d\ngot:  %v\nhash: %v", w, size, len(got), len(hash), head(got), head(hash))
 				}
-				want, _ := rowsOf(t, NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)))
-				hash, _ := rowsOf(t, NewHash(spec, &tableOp{t: lt, size: 7}, &tableOp{t: rt, size: 7}, false, memory.NewBudget(0)))
-				if !slices.Equal(hash, want) {
-					t.Fatalf("the hash join disagrees with the oracle")
+				if check != nil {
+					check(t, spec, env, p, lt, rt)
 				}
-				for _, w := range []int{1, 4, 7} {
-					for _, size := range batchSizes {
-						p, err := plan(spec, w)
-						if err != nil {
-							t.Fatal(err)
-						}
-						env := exec.NewEnv(memory.NewBudget(0), &trace.Recorder{})
-						s := NewSalted(spec, p, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, env)
-						s.maxOut = 3
-						got, _ := rowsOf(t, s)
-						if !slices.Equal(got, hash) {
-							t.Fatalf("W=%d batch=%d: %d rows, the hash join %d\ngot:  %v\nhash: %v", w, size, len(got), len(hash), head(got), head(hash))
-						}
-						if check != nil {
-							check(t, spec, env, p, lt, rt)
-						}
-					}
-				}
-			})
+			}
 		}
-	}
+	})
 }
 
 // TestShuffleMatchesHash: the shuffle join equals the hash join for every kind, and every worker holds whole
