@@ -29,11 +29,36 @@ type JSONL struct {
 // keys become columns in order of first appearance, typed from all their values (see kinds.columnType and
 // specialReals).
 func FromJSONL(name string, data []byte) (*JSONL, error) {
-	s := &JSONL{name: name, paths: map[string]column.Type{}}
+	part, err := parseJSONLChunk(chunk{data: data, line: 1})
+	if err != nil {
+		return nil, err
+	}
+	return newJSONL(name, []jsonlPart{part}), nil
+}
+
+// readJSONL reads JSON lines as FromJSONL does, a chunk at a time, parsing chunks in parallel.
+func readJSONL(name string, c *chunker, workers int) (*JSONL, error) {
+	parts, err := parseChunks(c, workers, parseJSONLChunk)
+	if err != nil {
+		return nil, err
+	}
+	return newJSONL(name, parts), nil
+}
+
+// jsonlPart is what one chunk holds: its lines, and its top-level keys in order of first appearance with the
+// kinds of their values.
+type jsonlPart struct {
+	lines [][]byte
+	order []string
+	saw   []kinds
+}
+
+// parseJSONLChunk validates and types the lines of one chunk; its errors name the line in the whole file.
+func parseJSONLChunk(ch chunk) (jsonlPart, error) {
+	var p jsonlPart
 	seen := map[string]int{}
-	var order []string
-	var saw []kinds
-	lineNo := 0
+	data := ch.data
+	lineNo := ch.line - 1
 	for len(data) > 0 {
 		lineNo++
 		var line []byte
@@ -47,32 +72,59 @@ func FromJSONL(name string, data []byte) (*JSONL, error) {
 			continue
 		}
 		if !gjson.ValidBytes(line) {
-			return nil, fmt.Errorf("line %d: malformed JSON", lineNo)
+			return p, fmt.Errorf("line %d: malformed JSON", lineNo)
 		}
 		doc := gjson.ParseBytes(line)
 		if !doc.IsObject() {
-			return nil, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(doc))
+			return p, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(doc))
 		}
 		if num := firstOutOfRange(line); num != "" {
-			return nil, fmt.Errorf("line %d: %w", lineNo, errOutOfRange(num))
+			return p, fmt.Errorf("line %d: %w", lineNo, errOutOfRange(num))
 		}
 		doc.ForEach(func(k, v gjson.Result) bool {
 			i, ok := seen[k.Str]
 			if !ok {
-				i = len(order)
+				i = len(p.order)
 				seen[k.Str] = i
-				order = append(order, k.Str)
-				saw = append(saw, 0)
+				p.order = append(p.order, k.Str)
+				p.saw = append(p.saw, 0)
 			}
-			saw[i] |= kindOf(v)
+			p.saw[i] |= kindOf(v)
 			return true
 		})
-		s.lines = append(s.lines, line)
+		p.lines = append(p.lines, line)
 	}
-	for i, k := range order {
-		s.top = append(s.top, column.Field{Name: k, Type: saw[i].columnType()})
+	return p, nil
+}
+
+// newJSONL joins the parts of a file in order. A key's place is its first appearance in the first part that
+// has it, which is its first appearance in the file: keys new to a part come after every earlier part's.
+func newJSONL(name string, parts []jsonlPart) *JSONL {
+	s := &JSONL{name: name, paths: map[string]column.Type{}}
+	seen := map[string]int{}
+	var saw []kinds
+	n := 0
+	for _, p := range parts {
+		n += len(p.lines)
 	}
-	return s, nil
+	s.lines = make([][]byte, 0, n)
+	for _, p := range parts {
+		s.lines = append(s.lines, p.lines...)
+		for j, k := range p.order {
+			i, ok := seen[k]
+			if !ok {
+				i = len(s.top)
+				seen[k] = i
+				s.top = append(s.top, column.Field{Name: k})
+				saw = append(saw, 0)
+			}
+			saw[i] |= p.saw[j]
+		}
+	}
+	for i := range s.top {
+		s.top[i].Type = saw[i].columnType()
+	}
+	return s
 }
 
 func describe(r gjson.Result) string {
