@@ -20,16 +20,19 @@ const utf8BOM = "\ufeff"
 // empty first line, a record with the wrong number of fields or a number out of range is reported as
 // "line N: …" (the caller says which source).
 func FromCSV(name string, data []byte) (*Table, error) {
-	header, first, err := parseCSVHead(chunk{data: data, line: 1})
+	ch := chunk{data: data, line: 1, offset: 0}
+	header, first, err := parseCSVHead(ch, true)
 	if err != nil {
 		return nil, err
 	}
-	return newCSV(name, header, []csvPart{first}), nil
+	return newCSV(name, header, []csvPart{first}, nil)
 }
 
 // readCSV reads CSV as FromCSV does, a chunk at a time: the first chunk, which holds the header, alone, then the
-// others in parallel.
-func readCSV(name string, c *chunker, workers int) (*Table, error) {
+// others in parallel, each straight into column vectors. at re-reads a chunk whose column must widen (see
+// newCSV); when it is nil (a pipe), every chunk's bytes are kept until the types are known.
+func readCSV(name string, c *chunker, workers int, at io.ReaderAt) (*Table, error) {
+	keep := at == nil
 	ch, err := c.next()
 	if err == io.EOF {
 		return nil, errors.New("empty CSV: expected a header line")
@@ -37,30 +40,36 @@ func readCSV(name string, c *chunker, workers int) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	header, first, err := parseCSVHead(ch)
+	header, first, err := parseCSVHead(ch, keep)
 	c.release(ch)
 	if err != nil {
 		return nil, err
 	}
 	rest, err := parseChunks(c, workers, func(ch chunk) (csvPart, error) {
-		r := csv.NewReader(bytes.NewReader(ch.data))
-		r.FieldsPerRecord = len(header)
-		return readCSVRecords(r, ch.line, len(header))
+		return parseCSVChunk(ch, len(header), nil, keep)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newCSV(name, header, append([]csvPart{first}, rest...)), nil
+	return newCSV(name, header, append([]csvPart{first}, rest...), at)
 }
 
-// csvPart is what one chunk holds: its records, and the kinds of value each column showed in them.
+// csvPart is one chunk parsed: a vector per column, each typed from the chunk's own values (its sample), the
+// kinds of value each column showed, and where the chunk lies in the file, to parse it again at a wider type.
 type csvPart struct {
-	records [][]string
-	saw     []kinds
+	cols  []*column.Vector
+	saw   []kinds
+	rows  int
+	first bool // the chunk starts with the header
+	// Where the chunk lies in the file: its first line, its offset and size, and its bytes when kept.
+	line   int
+	offset int64
+	size   int
+	data   []byte
 }
 
 // parseCSVHead reads the header from the first chunk of a file, then the records after it.
-func parseCSVHead(ch chunk) ([]string, csvPart, error) {
+func parseCSVHead(ch chunk, keep bool) ([]string, csvPart, error) {
 	data := bytes.TrimPrefix(ch.data, []byte(utf8BOM))
 	if len(data) == 0 {
 		return nil, csvPart{}, errors.New("empty CSV: expected a header line")
@@ -87,58 +96,158 @@ func parseCSVHead(ch chunk) ([]string, csvPart, error) {
 		seen[h] = true
 		header[i] = h
 	}
-	part, err := readCSVRecords(r, ch.line, len(header))
+	part, err := readCSVRecords(r, ch, len(header), nil, keep)
+	part.first = true
 	return header, part, err
 }
 
-// readCSVRecords reads the records left in r, whose first line is line firstLine of the file.
-func readCSVRecords(r *csv.Reader, firstLine, fields int) (csvPart, error) {
-	p := csvPart{saw: make([]kinds, fields)}
+// parseCSVChunk parses a chunk after the first: as readCSVRecords, with the header's number of fields.
+func parseCSVChunk(ch chunk, fields int, types []column.Type, keep bool) (csvPart, error) {
+	r := csv.NewReader(bytes.NewReader(ch.data))
+	r.FieldsPerRecord = fields
+	return readCSVRecords(r, ch, fields, types, keep)
+}
+
+// readCSVRecords reads the records left in r, which reads ch, into one vector per column: of the given types,
+// or when types is nil, of the narrowest type that holds the chunk's values. The records are held only while
+// the chunk is parsed.
+func readCSVRecords(r *csv.Reader, ch chunk, fields int, types []column.Type, keep bool) (csvPart, error) {
+	p := csvPart{saw: make([]kinds, fields), line: ch.line, offset: ch.offset, size: len(ch.data)}
+	if keep {
+		p.data = ch.data
+	}
+	var records [][]string
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
-			return p, nil
+			break
 		}
 		if err != nil {
-			return p, csvError(err, firstLine)
+			return p, csvError(err, ch.line)
 		}
 		for c, s := range rec {
 			k, err := textKind(s, false)
 			if err != nil {
 				line, _ := r.FieldPos(c)
-				return p, fmt.Errorf("line %d: %w", firstLine-1+line, err)
+				return p, fmt.Errorf("line %d: %w", ch.line-1+line, err)
 			}
 			p.saw[c] |= k
 		}
-		p.records = append(p.records, rec)
+		records = append(records, rec)
 	}
+	p.rows = len(records)
+	p.cols = make([]*column.Vector, fields)
+	for c := range p.cols {
+		t := p.saw[c].columnType()
+		if types != nil {
+			t = types[c]
+		}
+		v := column.NewVector(t, len(records))
+		for _, rec := range records {
+			appendCSV(v, t, rec[c])
+		}
+		p.cols[c] = v
+	}
+	return p, nil
 }
 
-// newCSV types each column from the kinds every part saw and converts the records, in order.
-func newCSV(name string, header []string, parts []csvPart) *Table {
+// newCSV joins the parts of a file in order. A column's type is the narrowest that holds every value of the
+// file, as if it were typed whole. A part whose own values typed a column narrower is widened exactly:
+//
+//   - a column of only empty values in the part (typed dynamic: every value null) becomes nulls of the wider
+//     type, or empty strings in a string column, which is what those values read as there;
+//   - any other narrower part (long where the file is real; long, real, bool or datetime where it is string)
+//     is parsed again at the file's type from its text, re-read through at, so a string keeps each value as
+//     written ("007", "TRUE") and a real is the nearest to the text (-0 stays negative). Converting the parsed
+//     values instead would lose both.
+func newCSV(name string, header []string, parts []csvPart, at io.ReaderAt) (*Table, error) {
 	saw := make([]kinds, len(header))
 	n := 0
 	for _, p := range parts {
 		for c, k := range p.saw {
 			saw[c] |= k
 		}
-		n += len(p.records)
+		n += p.rows
 	}
+	types := make([]column.Type, len(header))
 	schema := make(column.Schema, len(header))
 	for c, h := range header {
-		schema[c] = column.Field{Name: h, Type: saw[c].columnType()}
+		types[c] = saw[c].columnType()
+		schema[c] = column.Field{Name: h, Type: types[c]}
+	}
+	for i := range parts {
+		if err := widenPart(&parts[i], types, len(header), at); err != nil {
+			return nil, err
+		}
 	}
 	t := &column.Table{Schema: schema, Cols: make([]*column.Vector, len(schema)), N: n}
 	for c, f := range schema {
+		if len(parts) == 1 {
+			t.Cols[c] = parts[0].cols[c]
+			continue
+		}
 		v := column.NewVector(f.Type, n)
 		for _, p := range parts {
-			for _, rec := range p.records {
-				appendCSV(v, f.Type, rec[c])
-			}
+			v.AppendVector(p.cols[c])
 		}
 		t.Cols[c] = v
 	}
-	return FromTable(name, t)
+	return FromTable(name, t), nil
+}
+
+// widenPart brings every column of p to the file's types, by the rules at newCSV.
+func widenPart(p *csvPart, types []column.Type, fields int, at io.ReaderAt) error {
+	reparse := false
+	for c, v := range p.cols {
+		switch {
+		case v.Type == types[c]:
+		case v.Type == column.Dynamic:
+			w := column.NewVector(types[c], p.rows)
+			for range p.rows {
+				appendCSV(w, types[c], "")
+			}
+			p.cols[c] = w
+		default:
+			reparse = true
+		}
+	}
+	if !reparse {
+		return nil
+	}
+	data := p.data
+	if data == nil {
+		data = make([]byte, p.size)
+		if _, err := at.ReadAt(data, p.offset); err != nil {
+			return fmt.Errorf("line %d: re-reading to widen a column: %w", p.line, err)
+		}
+	}
+	var again csvPart
+	var err error
+	if p.first {
+		_, again, err = parseCSVHeadTyped(chunk{data: data, line: p.line}, types)
+	} else {
+		again, err = parseCSVChunk(chunk{data: data, line: p.line}, fields, types, false)
+	}
+	if err != nil {
+		return fmt.Errorf("line %d: the file changed while read: %w", p.line, err)
+	}
+	if again.rows != p.rows {
+		return fmt.Errorf("line %d: the file changed while read: %d records, then %d", p.line, p.rows, again.rows)
+	}
+	p.cols = again.cols
+	return nil
+}
+
+// parseCSVHeadTyped parses the first chunk again, its columns of the given types.
+func parseCSVHeadTyped(ch chunk, types []column.Type) ([]string, csvPart, error) {
+	data := bytes.TrimPrefix(ch.data, []byte(utf8BOM))
+	r := csv.NewReader(bytes.NewReader(data))
+	header, err := r.Read()
+	if err != nil {
+		return nil, csvPart{}, csvError(err, ch.line)
+	}
+	part, err := readCSVRecords(r, ch, len(header), types, false)
+	return header, part, err
 }
 
 // csvError rewrites encoding/csv's errors as "line N: …", N counted in the whole file from a reader that

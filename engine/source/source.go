@@ -87,7 +87,11 @@ func OpenWith(name, path string, o Options) (Source, error) {
 		return nil, fmt.Errorf("source %s: %w", name, err) // an *fs.PathError names the file
 	}
 	defer f.Close()
-	s, err := Read(name, format, f, o)
+	var at io.ReaderAt // a regular file can be re-read where a CSV column widens; a pipe cannot
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		at = f
+	}
+	s, err := read(name, format, f, at, o)
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
 	}
@@ -99,12 +103,17 @@ func OpenWith(name, path string, o Options) (Source, error) {
 // rows, their types and the line of any error are those of parsing it whole. A record longer than
 // MaxRecordBytes, or one that does not end within the budget, is an error with its line and byte offset.
 func Read(name string, format Format, r io.Reader, o Options) (Source, error) {
+	return read(name, format, r, nil, o)
+}
+
+// read is Read; at, when not nil, reads the same bytes as r from their offsets.
+func read(name string, format Format, r io.Reader, at io.ReaderAt, o Options) (Source, error) {
 	workers := o.Workers
 	if workers <= 0 || parseWorkers() == 1 {
 		workers = parseWorkers()
 	}
 	if format == CSV {
-		t, err := readCSV(name, newChunker(r, &csvEnd{}, o.ChunkBytes, o.Budget), workers)
+		t, err := readCSV(name, newChunker(r, &csvEnd{}, o.ChunkBytes, o.Budget), workers, at)
 		if err != nil {
 			return nil, err // not a nil *Table inside a non-nil Source
 		}
