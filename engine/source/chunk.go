@@ -91,30 +91,27 @@ func newChunker(r io.Reader, split boundary, size int, budget *memory.Budget) *c
 	return &chunker{r: r, split: split, size: size, maxRecord: MaxRecordBytes, budget: budget, line: 1}
 }
 
-// next returns the next chunk, or (chunk{}, io.EOF) after the last.
+// next returns the next chunk, or (chunk{}, io.EOF) after the last. It fills its buffer before it cuts, so a
+// reader that returns a little at a time (a pipe) still gives chunks of about ChunkBytes.
 func (c *chunker) next() (chunk, error) {
 	buf := c.carry
 	c.carry = nil
-	scanned := 0 // bytes of buf the boundary has seen
 	for {
-		if len(buf) > scanned {
+		if len(buf) == cap(buf) || c.eof {
 			if cut := c.split.end(buf); cut > 0 {
 				return c.emit(buf, cut)
 			}
-			scanned = len(buf)
-		}
-		if c.eof {
-			if len(buf) == 0 {
-				c.unreserve(int64(cap(buf)))
-				return chunk{}, io.EOF
+			if c.eof {
+				if len(buf) == 0 {
+					c.unreserve(int64(cap(buf)))
+					return chunk{}, io.EOF
+				}
+				return c.emit(buf, len(buf)) // the last record needs no line end
 			}
-			return c.emit(buf, len(buf)) // the last record needs no line end
-		}
-		if len(buf) > c.maxRecord {
-			c.unreserve(int64(cap(buf)))
-			return chunk{}, fmt.Errorf("line %d (byte %d): record longer than %s", c.line, c.offset, memory.Bytes(int64(c.maxRecord)))
-		}
-		if cap(buf)-len(buf) < max(c.size/2, 1) {
+			if len(buf) > c.maxRecord {
+				c.unreserve(int64(cap(buf)))
+				return chunk{}, fmt.Errorf("line %d (byte %d): record longer than %s", c.line, c.offset, memory.Bytes(int64(c.maxRecord)))
+			}
 			// Grow by half of what is held at least, so a long record is copied a few times, not once a chunk.
 			grown, err := c.grow(buf, max(c.size, len(buf)/2))
 			if err != nil {
@@ -151,16 +148,17 @@ func (c *chunker) grow(buf []byte, extra int) ([]byte, error) {
 func (c *chunker) emit(buf []byte, cut int) (chunk, error) {
 	// Every buffer's capacity is what it holds of the budget; the chunk takes over buf's.
 	out := chunk{data: buf[:cut:cut], line: c.line, offset: c.offset, held: int64(cap(buf))}
+	c.split.reset()
+	c.line += bytes.Count(out.data, []byte{'\n'})
+	c.offset += int64(cut)
 	if rest := buf[cut:]; len(rest) > 0 {
 		next, err := c.grow(nil, max(len(rest), c.size))
 		if err != nil {
+			c.release(out)
 			return chunk{}, err
 		}
 		c.carry = append(next, rest...)
 	}
-	c.split.reset()
-	c.line += bytes.Count(out.data, []byte{'\n'})
-	c.offset += int64(cut)
 	return out, nil
 }
 

@@ -223,3 +223,29 @@ func TestChunksInFlightCounted(t *testing.T) {
 		t.Errorf("%d bytes still held", budget.Limit()-budget.Available())
 	}
 }
+
+// TestChunksFillBeforeCutting reads through a reader that gives 100 bytes at a time, as a pipe does: every
+// chunk but the last is still nearly ChunkBytes long (short by less than a line), not one read's worth.
+func TestChunksFillBeforeCutting(t *testing.T) {
+	const size, line = 8 << 10, `{"a":12345}` + "\n"
+	data := strings.Repeat(line, 10_000)
+	c := newChunker(&smallReads{r: strings.NewReader(data), n: 100}, lineEnd{}, size, nil)
+	total, chunks := 0, 0
+	for {
+		ch, err := c.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(ch.data)
+		chunks++
+		if total < len(data) && len(ch.data) <= size-len(line) {
+			t.Errorf("chunk %d is %d bytes, want more than %d", chunks, len(ch.data), size-len(line))
+		}
+	}
+	if total != len(data) {
+		t.Errorf("chunks hold %d bytes, want %d", total, len(data))
+	}
+}
