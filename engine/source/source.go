@@ -87,11 +87,21 @@ func OpenWith(name, path string, o Options) (Source, error) {
 		return nil, fmt.Errorf("source %s: %w", name, err) // an *fs.PathError names the file
 	}
 	defer f.Close()
-	var at io.ReaderAt // a regular file can be re-read where a CSV column widens; a pipe cannot
+	// A regular file can be read again: JSON lines are scanned from it rather than held, and a CSV chunk is
+	// re-read where a column widens. A pipe is read once and held.
+	var at io.ReaderAt
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		at = f
 	}
-	s, err := read(name, format, f, at, o)
+	var s Source
+	if format == JSONLines && at != nil {
+		var jf *jsonlFile
+		if jf, err = openJSONLFile(name, path, f, o); err == nil {
+			s = jf
+		}
+	} else {
+		s, err = read(name, format, f, at, o)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
 	}
@@ -106,12 +116,17 @@ func Read(name string, format Format, r io.Reader, o Options) (Source, error) {
 	return read(name, format, r, nil, o)
 }
 
+// workers is how many chunks o parses at once.
+func workers(o Options) int {
+	if o.Workers <= 0 || parseWorkers() == 1 {
+		return parseWorkers()
+	}
+	return o.Workers
+}
+
 // read is Read; at, when not nil, reads the same bytes as r from their offsets.
 func read(name string, format Format, r io.Reader, at io.ReaderAt, o Options) (Source, error) {
-	workers := o.Workers
-	if workers <= 0 || parseWorkers() == 1 {
-		workers = parseWorkers()
-	}
+	workers := workers(o)
 	if format == CSV {
 		t, err := readCSV(name, newChunker(r, &csvEnd{}, o.ChunkBytes, o.Budget), workers, at)
 		if err != nil {
