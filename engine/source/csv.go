@@ -21,18 +21,18 @@ const utf8BOM = "\ufeff"
 // "line N: …" (the caller says which source).
 func FromCSV(name string, data []byte) (*Table, error) {
 	ch := chunk{data: data, line: 1, offset: 0}
-	header, first, err := parseCSVHead(ch, true)
+	header, first, err := parseCSVHead(ch, csvRead{keep: true})
 	if err != nil {
 		return nil, err
 	}
-	return newCSV(name, header, []csvPart{first}, nil)
+	return newCSV(name, header, []csvPart{first})
 }
 
 // readCSV reads CSV as FromCSV does, a chunk at a time: the first chunk, which holds the header, alone, then the
-// others in parallel, each straight into column vectors. at re-reads a chunk whose column must widen (see
-// newCSV); when it is nil (a pipe), every chunk's bytes are kept until the types are known.
-func readCSV(name string, c *chunker, workers int, at io.ReaderAt) (*Table, error) {
-	keep := at == nil
+// others in parallel, each straight into column vectors. Every chunk's bytes are kept until the types are
+// known, to parse again a chunk whose column must widen (see newCSV). A regular file is read by csvFile instead.
+func readCSV(name string, c *chunker, workers int) (*Table, error) {
+	const keep = true
 	ch, err := c.next()
 	if err == io.EOF {
 		return nil, errors.New("empty CSV: expected a header line")
@@ -40,18 +40,18 @@ func readCSV(name string, c *chunker, workers int, at io.ReaderAt) (*Table, erro
 	if err != nil {
 		return nil, err
 	}
-	header, first, err := parseCSVHead(ch, keep)
+	header, first, err := parseCSVHead(ch, csvRead{keep: keep})
 	c.release(ch)
 	if err != nil {
 		return nil, err
 	}
 	rest, err := parseChunks(c, workers, func(ch chunk) (csvPart, error) {
-		return parseCSVChunk(ch, len(header), nil, keep)
+		return parseCSVChunk(ch, len(header), csvRead{keep: keep})
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newCSV(name, header, append([]csvPart{first}, rest...), at)
+	return newCSV(name, header, append([]csvPart{first}, rest...))
 }
 
 // csvPart is one chunk parsed: a vector per column, each typed from the chunk's own values (its sample), the
@@ -60,16 +60,13 @@ type csvPart struct {
 	cols  []*column.Vector
 	saw   []kinds
 	rows  int
-	first bool // the chunk starts with the header
-	// Where the chunk lies in the file: its first line, its offset and size, and its bytes when kept.
-	line   int
-	offset int64
-	size   int
-	data   []byte
+	first bool   // the chunk starts with the header
+	line  int    // the chunk's first line in the file
+	data  []byte // the chunk's bytes, when kept
 }
 
-// parseCSVHead reads the header from the first chunk of a file, then the records after it.
-func parseCSVHead(ch chunk, keep bool) ([]string, csvPart, error) {
+// parseCSVHead reads the header from the first chunk of a file, then the records after it, as how says.
+func parseCSVHead(ch chunk, how csvRead) ([]string, csvPart, error) {
 	data := bytes.TrimPrefix(ch.data, []byte(utf8BOM))
 	if len(data) == 0 {
 		return nil, csvPart{}, errors.New("empty CSV: expected a header line")
@@ -96,23 +93,32 @@ func parseCSVHead(ch chunk, keep bool) ([]string, csvPart, error) {
 		seen[h] = true
 		header[i] = h
 	}
-	part, err := readCSVRecords(r, ch, len(header), nil, keep)
+	part, err := readCSVRecords(r, ch, len(header), how)
 	part.first = true
 	return header, part, err
 }
 
 // parseCSVChunk parses a chunk after the first: as readCSVRecords, with the header's number of fields.
-func parseCSVChunk(ch chunk, fields int, types []column.Type, keep bool) (csvPart, error) {
+func parseCSVChunk(ch chunk, fields int, how csvRead) (csvPart, error) {
 	r := csv.NewReader(bytes.NewReader(ch.data))
 	r.FieldsPerRecord = fields
-	return readCSVRecords(r, ch, fields, types, keep)
+	return readCSVRecords(r, ch, fields, how)
 }
 
-// readCSVRecords reads the records left in r, which reads ch, into one vector per column: of the given types,
-// or when types is nil, of the narrowest type that holds the chunk's values. The records are held only while
-// the chunk is parsed.
-func readCSVRecords(r *csv.Reader, ch chunk, fields int, types []column.Type, keep bool) (csvPart, error) {
-	p := csvPart{saw: make([]kinds, fields), line: ch.line, offset: ch.offset, size: len(ch.data)}
+// csvRead says what readCSVRecords builds from a chunk.
+type csvRead struct {
+	// types are the columns' types; when nil, each is the narrowest type that holds the chunk's values. A
+	// value that does not fit its given type means the file changed since it was typed, and is an error.
+	types []column.Type
+	only  []int // the columns to build vectors for; nil means all of them, empty none
+	keep  bool  // keep the chunk's bytes in the part
+}
+
+// readCSVRecords reads the records left in r, which reads ch, into one vector per column (as how says). The
+// records are held only while the chunk is parsed.
+func readCSVRecords(r *csv.Reader, ch chunk, fields int, how csvRead) (csvPart, error) {
+	types, keep := how.types, how.keep
+	p := csvPart{saw: make([]kinds, fields), line: ch.line}
 	if keep {
 		p.data = ch.data
 	}
@@ -137,7 +143,19 @@ func readCSVRecords(r *csv.Reader, ch chunk, fields int, types []column.Type, ke
 	}
 	p.rows = len(records)
 	p.cols = make([]*column.Vector, fields)
-	for c := range p.cols {
+	only := how.only
+	if only == nil {
+		only = make([]int, fields)
+		for c := range only {
+			only[c] = c
+		}
+	}
+	for c := range types {
+		if (p.saw[c] | kindOfType(types[c])).columnType() != types[c] {
+			return p, fmt.Errorf("line %d: column %d holds a value that is not %v: the file changed since it was opened", ch.line, c+1, types[c])
+		}
+	}
+	for _, c := range only {
 		t := p.saw[c].columnType()
 		if types != nil {
 			t = types[c]
@@ -157,10 +175,10 @@ func readCSVRecords(r *csv.Reader, ch chunk, fields int, types []column.Type, ke
 //   - a column of only empty values in the part (typed dynamic: every value null) becomes nulls of the wider
 //     type, or empty strings in a string column, which is what those values read as there;
 //   - any other narrower part (long where the file is real; long, real, bool or datetime where it is string)
-//     is parsed again at the file's type from its text, re-read through at, so a string keeps each value as
+//     is parsed again at the file's type from its kept text, so a string keeps each value as
 //     written ("007", "TRUE") and a real is the nearest to the text (-0 stays negative). Converting the parsed
 //     values instead would lose both.
-func newCSV(name string, header []string, parts []csvPart, at io.ReaderAt) (*Table, error) {
+func newCSV(name string, header []string, parts []csvPart) (*Table, error) {
 	saw := make([]kinds, len(header))
 	n := 0
 	for _, p := range parts {
@@ -176,7 +194,7 @@ func newCSV(name string, header []string, parts []csvPart, at io.ReaderAt) (*Tab
 		schema[c] = column.Field{Name: h, Type: types[c]}
 	}
 	for i := range parts {
-		if err := widenPart(&parts[i], types, len(header), at); err != nil {
+		if err := widenPart(&parts[i], types, len(header)); err != nil {
 			return nil, err
 		}
 	}
@@ -196,7 +214,7 @@ func newCSV(name string, header []string, parts []csvPart, at io.ReaderAt) (*Tab
 }
 
 // widenPart brings every column of p to the file's types, by the rules at newCSV.
-func widenPart(p *csvPart, types []column.Type, fields int, at io.ReaderAt) error {
+func widenPart(p *csvPart, types []column.Type, fields int) error {
 	reparse := false
 	for c, v := range p.cols {
 		switch {
@@ -215,18 +233,12 @@ func widenPart(p *csvPart, types []column.Type, fields int, at io.ReaderAt) erro
 		return nil
 	}
 	data := p.data
-	if data == nil {
-		data = make([]byte, p.size)
-		if _, err := at.ReadAt(data, p.offset); err != nil {
-			return fmt.Errorf("line %d: re-reading to widen a column: %w", p.line, err)
-		}
-	}
 	var again csvPart
 	var err error
 	if p.first {
-		_, again, err = parseCSVHeadTyped(chunk{data: data, line: p.line}, types)
+		_, again, err = parseCSVHeadTyped(chunk{data: data, line: p.line}, csvRead{types: types})
 	} else {
-		again, err = parseCSVChunk(chunk{data: data, line: p.line}, fields, types, false)
+		again, err = parseCSVChunk(chunk{data: data, line: p.line}, fields, csvRead{types: types})
 	}
 	if err != nil {
 		return fmt.Errorf("line %d: the file changed while read: %w", p.line, err)
@@ -238,16 +250,34 @@ func widenPart(p *csvPart, types []column.Type, fields int, at io.ReaderAt) erro
 	return nil
 }
 
-// parseCSVHeadTyped parses the first chunk again, its columns of the given types.
-func parseCSVHeadTyped(ch chunk, types []column.Type) ([]string, csvPart, error) {
+// parseCSVHeadTyped parses the first chunk again, as how says.
+func parseCSVHeadTyped(ch chunk, how csvRead) ([]string, csvPart, error) {
 	data := bytes.TrimPrefix(ch.data, []byte(utf8BOM))
 	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
 	if err != nil {
 		return nil, csvPart{}, csvError(err, ch.line)
 	}
-	part, err := readCSVRecords(r, ch, len(header), types, false)
+	part, err := readCSVRecords(r, ch, len(header), how)
 	return header, part, err
+}
+
+// kindOfType is the kind of value a column of type t holds, so that (k | kindOfType(t)).columnType() == t says
+// the kinds k fit in t.
+func kindOfType(t column.Type) kinds {
+	switch t {
+	case column.Bool:
+		return sawBool
+	case column.Long:
+		return sawLong
+	case column.Real:
+		return sawReal
+	case column.DateTime:
+		return sawDateTime
+	case column.String:
+		return sawString
+	}
+	return 0
 }
 
 // csvError rewrites encoding/csv's errors as "line N: …", N counted in the whole file from a reader that

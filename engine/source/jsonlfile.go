@@ -3,8 +3,6 @@ package source
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -89,79 +87,23 @@ func (s *jsonlFile) pathType(p string) column.Type {
 
 // Scan reads the file again, a chunk per worker at a time, in file order.
 func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
-	return &jsonlFileScan{s: s, cols: cols, paths: scanPaths(s.top, cols), workers: workers(s.opts)}
-}
-
-// jsonlFileScan is a pull-driven parallel scan: Next starts the parse of up to workers chunks ahead, each
-// answering on its own channel, and hands out their batches in file order. A parse never waits on the
-// consumer, so a scan abandoned midway (take 10) leaves no goroutine blocked; the file closes at its end.
-type jsonlFileScan struct {
-	s       *jsonlFile
-	cols    []column.Field
-	paths   []string
-	workers int
-
-	f       *os.File
-	c       *chunker
-	pending []chan []*column.Batch
-	ready   []*column.Batch
-	readErr error
-	done    bool // the chunker reached the end or failed
-	rows    int
-}
-
-func (it *jsonlFileScan) Next(ctx context.Context) (*column.Batch, error) {
-	for {
-		if len(it.ready) > 0 {
-			b := it.ready[0]
-			it.ready = it.ready[1:]
-			return b, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if it.c == nil && !it.done {
-			f, err := os.Open(it.s.path)
-			if err != nil {
-				return nil, fmt.Errorf("source %s: %w", it.s.name, err)
+	paths := scanPaths(s.top, cols)
+	parse := func(ch chunk) ([]*column.Batch, error) {
+		var lines [][]byte
+		var out []*column.Batch
+		forEachJSONLine(ch.data, func(line []byte) {
+			lines = append(lines, line)
+			if len(lines) == BatchRows {
+				out = append(out, jsonlBatch(lines, cols, paths))
+				lines = lines[:0]
 			}
-			it.f, it.c = f, newChunker(f, lineEnd{}, it.s.opts.ChunkBytes, nil)
+		})
+		if len(lines) > 0 {
+			out = append(out, jsonlBatch(lines, cols, paths))
 		}
-		for !it.done && len(it.pending) < it.workers {
-			ch, err := it.c.next()
-			if err != nil {
-				it.done = true
-				it.f.Close()
-				if !errors.Is(err, io.EOF) {
-					it.readErr = fmt.Errorf("source %s: %s: %w", it.s.name, it.s.path, err)
-				}
-				break
-			}
-			out := make(chan []*column.Batch, 1)
-			it.pending = append(it.pending, out)
-			go func() { out <- it.parse(ch) }()
-		}
-		if len(it.pending) == 0 {
-			if it.readErr != nil {
-				return nil, it.readErr
-			}
-			if it.rows != it.s.rows {
-				return nil, fmt.Errorf("source %s: %s: %d rows when opened, %d now: the file changed", it.s.name, it.s.path, it.s.rows, it.rows)
-			}
-			return nil, nil
-		}
-		var batches []*column.Batch
-		select {
-		case batches = <-it.pending[0]:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		it.pending = it.pending[1:]
-		for _, b := range batches {
-			it.rows += b.N
-		}
-		it.ready = batches
+		return out, nil
 	}
+	return &fileScan{name: s.name, path: s.path, rows: s.rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse}
 }
 
 // forEachJSONLine calls fn with each non-blank line of data, trimmed, as parseJSONLLines reads them.
@@ -177,22 +119,4 @@ func forEachJSONLine(data []byte, fn func([]byte)) {
 			fn(line)
 		}
 	}
-}
-
-// parse reads one chunk's lines into batches of at most BatchRows rows. It touches only its own chunk and the
-// scan's fixed fields, so workers run it at once.
-func (it *jsonlFileScan) parse(ch chunk) []*column.Batch {
-	var lines [][]byte
-	var out []*column.Batch
-	forEachJSONLine(ch.data, func(line []byte) {
-		lines = append(lines, line)
-		if len(lines) == BatchRows {
-			out = append(out, jsonlBatch(lines, it.cols, it.paths))
-			lines = lines[:0]
-		}
-	})
-	if len(lines) > 0 {
-		out = append(out, jsonlBatch(lines, it.cols, it.paths))
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 // Package source reads tables from JSON-lines and CSV data into column batches.
 //
-// A file is read in chunks split at record ends and parsed on every core (chunk.go, parallel.go). A source is
+// A file is read in chunks split at record ends and parsed on every core (chunk.go, parallel.go); a regular
+// file is not held, but read again by each scan (jsonlfile.go, csvfile.go, filescan.go). A source is
 // parsed and validated once when it is opened (so a malformed line is reported with its line number
 // before any row flows), then scanned any number of times. A scan reads only the columns the query needs: for
 // JSON lines, each requested column is a gjson path read from the raw line, so a nested field such as
@@ -87,20 +88,26 @@ func OpenWith(name, path string, o Options) (Source, error) {
 		return nil, fmt.Errorf("source %s: %w", name, err) // an *fs.PathError names the file
 	}
 	defer f.Close()
-	// A regular file can be read again: JSON lines are scanned from it rather than held, and a CSV chunk is
-	// re-read where a column widens. A pipe is read once and held.
-	var at io.ReaderAt
+	// A regular file can be read again, so it is scanned where it lies rather than held; a pipe is read once
+	// and held.
+	regular := false
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		at = f
+		regular = true
 	}
 	var s Source
-	if format == JSONLines && at != nil {
+	switch {
+	case regular && format == JSONLines:
 		var jf *jsonlFile
 		if jf, err = openJSONLFile(name, path, f, o); err == nil {
 			s = jf
 		}
-	} else {
-		s, err = read(name, format, f, at, o)
+	case regular:
+		var cf *csvFile
+		if cf, err = openCSVFile(name, path, f, o); err == nil {
+			s = cf
+		}
+	default:
+		s, err = Read(name, format, f, o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
@@ -113,7 +120,20 @@ func OpenWith(name, path string, o Options) (Source, error) {
 // rows, their types and the line of any error are those of parsing it whole. A record longer than
 // MaxRecordBytes, or one that does not end within the budget, is an error with its line and byte offset.
 func Read(name string, format Format, r io.Reader, o Options) (Source, error) {
-	return read(name, format, r, nil, o)
+
+	n := workers(o)
+	if format == CSV {
+		t, err := readCSV(name, newChunker(r, &csvEnd{}, o.ChunkBytes, o.Budget), n)
+		if err != nil {
+			return nil, err // not a nil *Table inside a non-nil Source
+		}
+		return t, nil
+	}
+	s, err := readJSONL(name, newChunker(r, lineEnd{}, o.ChunkBytes, o.Budget), n)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // workers is how many chunks o parses at once.
@@ -122,23 +142,6 @@ func workers(o Options) int {
 		return parseWorkers()
 	}
 	return o.Workers
-}
-
-// read is Read; at, when not nil, reads the same bytes as r from their offsets.
-func read(name string, format Format, r io.Reader, at io.ReaderAt, o Options) (Source, error) {
-	workers := workers(o)
-	if format == CSV {
-		t, err := readCSV(name, newChunker(r, &csvEnd{}, o.ChunkBytes, o.Budget), workers, at)
-		if err != nil {
-			return nil, err // not a nil *Table inside a non-nil Source
-		}
-		return t, nil
-	}
-	s, err := readJSONL(name, newChunker(r, lineEnd{}, o.ChunkBytes, o.Budget), workers)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // Table is a source already in memory as columns, used for generated data and tests.
