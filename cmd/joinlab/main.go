@@ -31,6 +31,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/format"
 	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -157,6 +158,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return fail("%v", err)
 	}
+	mem, err := parseBytes(o.mem)
+	if err != nil {
+		return fail("--mem %q: %v", o.mem, err)
+	}
+	if mem == 0 {
+		mem = budget
+	}
+	// Reading counts against the query's budget while it lasts: the chunks in flight, never more than --mem.
+	readBudget := memory.NewBudget(mem)
 	for _, s := range o.sources {
 		name, path, ok := strings.Cut(s, "=")
 		if !ok || name == "" || path == "" {
@@ -166,7 +176,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if _, dup := sources[name]; dup {
 			return fail("--source %s: defined twice", name)
 		}
-		src, err := source.Open(name, path)
+		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget})
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -176,13 +186,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if err := behindProfiles(ctx, sources, o.profiles, o.seed); err != nil {
 			return fail("%v", err)
 		}
-	}
-	mem, err := parseBytes(o.mem)
-	if err != nil {
-		return fail("--mem %q: %v", o.mem, err)
-	}
-	if mem == 0 {
-		mem = budget
 	}
 	var rec *trace.Recorder
 	opts := query.Options{MemoryBudget: mem, SpillDir: o.spillDir}

@@ -20,72 +20,272 @@ const utf8BOM = "\ufeff"
 // empty first line, a record with the wrong number of fields or a number out of range is reported as
 // "line N: …" (the caller says which source).
 func FromCSV(name string, data []byte) (*Table, error) {
-	data = bytes.TrimPrefix(data, []byte(utf8BOM))
-	if len(data) == 0 {
+	ch := chunk{data: data, line: 1, offset: 0}
+	header, first, err := parseCSVHead(ch, csvRead{keep: true})
+	if err != nil {
+		return nil, err
+	}
+	return newCSV(name, header, []csvPart{first})
+}
+
+// readCSV reads CSV as FromCSV does, a chunk at a time: the first chunk, which holds the header, alone, then the
+// others in parallel, each straight into column vectors. Every chunk's bytes are kept until the types are
+// known, to parse again a chunk whose column must widen (see newCSV). A regular file is read by csvFile instead.
+func readCSV(name string, c *chunker, workers int) (*Table, error) {
+	const keep = true
+	ch, err := c.next()
+	if err == io.EOF {
 		return nil, errors.New("empty CSV: expected a header line")
+	}
+	if err != nil {
+		return nil, err
+	}
+	header, first, err := parseCSVHead(ch, csvRead{keep: keep})
+	c.release(ch)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := parseChunks(c, workers, func(ch chunk) (csvPart, error) {
+		return parseCSVChunk(ch, len(header), csvRead{keep: keep})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newCSV(name, header, append([]csvPart{first}, rest...))
+}
+
+// csvPart is one chunk parsed: a vector per column, each typed from the chunk's own values (its sample), the
+// kinds of value each column showed, and where the chunk lies in the file, to parse it again at a wider type.
+type csvPart struct {
+	cols  []*column.Vector
+	saw   []kinds
+	rows  int
+	first bool   // the chunk starts with the header
+	line  int    // the chunk's first line in the file
+	data  []byte // the chunk's bytes, when kept
+}
+
+// parseCSVHead reads the header from the first chunk of a file, then the records after it, as how says.
+func parseCSVHead(ch chunk, how csvRead) ([]string, csvPart, error) {
+	data := bytes.TrimPrefix(ch.data, []byte(utf8BOM))
+	if len(data) == 0 {
+		return nil, csvPart{}, errors.New("empty CSV: expected a header line")
 	}
 	// encoding/csv skips blank lines, so without this check an empty first line would make the first record
 	// the header: the columns get the first row's values as names and that row is lost.
 	if first, _, _ := bytes.Cut(data, []byte("\n")); len(bytes.TrimSuffix(first, []byte("\r"))) == 0 {
-		return nil, errors.New("line 1: empty header: the first line must name the columns")
+		return nil, csvPart{}, errors.New("line 1: empty header: the first line must name the columns")
 	}
 	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
 	if err != nil {
-		return nil, csvError(err)
+		return nil, csvPart{}, csvError(err, ch.line)
 	}
 	seen := map[string]bool{}
 	for i, h := range header {
 		h = strings.TrimSpace(h)
 		if h == "" {
-			return nil, fmt.Errorf("line 1: column %d has no name", i+1)
+			return nil, csvPart{}, fmt.Errorf("line 1: column %d has no name", i+1)
 		}
 		if seen[h] {
-			return nil, fmt.Errorf("line 1: duplicate column %q", h)
+			return nil, csvPart{}, fmt.Errorf("line 1: duplicate column %q", h)
 		}
 		seen[h] = true
 		header[i] = h
 	}
+	part, err := readCSVRecords(r, ch, len(header), how)
+	part.first = true
+	return header, part, err
+}
+
+// parseCSVChunk parses a chunk after the first: as readCSVRecords, with the header's number of fields.
+func parseCSVChunk(ch chunk, fields int, how csvRead) (csvPart, error) {
+	r := csv.NewReader(bytes.NewReader(ch.data))
+	r.FieldsPerRecord = fields
+	return readCSVRecords(r, ch, fields, how)
+}
+
+// csvRead says what readCSVRecords builds from a chunk.
+type csvRead struct {
+	// types are the columns' types; when nil, each is the narrowest type that holds the chunk's values. A
+	// value that does not fit its given type means the file changed since it was typed, and is an error.
+	types []column.Type
+	only  []int // the columns to build vectors for; nil means all of them, empty none
+	keep  bool  // keep the chunk's bytes in the part
+}
+
+// readCSVRecords reads the records left in r, which reads ch, into one vector per column (as how says). The
+// records are held only while the chunk is parsed.
+func readCSVRecords(r *csv.Reader, ch chunk, fields int, how csvRead) (csvPart, error) {
+	types, keep := how.types, how.keep
+	p := csvPart{saw: make([]kinds, fields), line: ch.line}
+	if keep {
+		p.data = ch.data
+	}
 	var records [][]string
-	saw := make([]kinds, len(header))
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, csvError(err)
+			return p, csvError(err, ch.line)
 		}
 		for c, s := range rec {
 			k, err := textKind(s, false)
 			if err != nil {
 				line, _ := r.FieldPos(c)
-				return nil, fmt.Errorf("line %d: %w", line, err)
+				return p, fmt.Errorf("line %d: %w", ch.line-1+line, err)
 			}
-			saw[c] |= k
+			p.saw[c] |= k
 		}
 		records = append(records, rec)
 	}
-	schema := make(column.Schema, len(header))
-	for c, h := range header {
-		schema[c] = column.Field{Name: h, Type: saw[c].columnType()}
-	}
-	t := column.NewTable(schema)
-	for c, f := range schema {
-		v := t.Cols[c]
-		for _, rec := range records {
-			appendCSV(v, f.Type, rec[c])
+	p.rows = len(records)
+	p.cols = make([]*column.Vector, fields)
+	only := how.only
+	if only == nil {
+		only = make([]int, fields)
+		for c := range only {
+			only[c] = c
 		}
 	}
-	t.N = len(records)
+	for c := range types {
+		if (p.saw[c] | kindOfType(types[c])).columnType() != types[c] {
+			return p, fmt.Errorf("line %d: column %d holds a value that is not %v: the file changed since it was opened", ch.line, c+1, types[c])
+		}
+	}
+	for _, c := range only {
+		t := p.saw[c].columnType()
+		if types != nil {
+			t = types[c]
+		}
+		v := column.NewVector(t, len(records))
+		for _, rec := range records {
+			appendCSV(v, t, rec[c])
+		}
+		p.cols[c] = v
+	}
+	return p, nil
+}
+
+// newCSV joins the parts of a file in order. A column's type is the narrowest that holds every value of the
+// file, as if it were typed whole. A part whose own values typed a column narrower is widened exactly:
+//
+//   - a column of only empty values in the part (typed dynamic: every value null) becomes nulls of the wider
+//     type, or empty strings in a string column, which is what those values read as there;
+//   - any other narrower part (long where the file is real; long, real, bool or datetime where it is string)
+//     is parsed again at the file's type from its kept text, so a string keeps each value as
+//     written ("007", "TRUE") and a real is the nearest to the text (-0 stays negative). Converting the parsed
+//     values instead would lose both.
+func newCSV(name string, header []string, parts []csvPart) (*Table, error) {
+	saw := make([]kinds, len(header))
+	n := 0
+	for _, p := range parts {
+		for c, k := range p.saw {
+			saw[c] |= k
+		}
+		n += p.rows
+	}
+	types := make([]column.Type, len(header))
+	schema := make(column.Schema, len(header))
+	for c, h := range header {
+		types[c] = saw[c].columnType()
+		schema[c] = column.Field{Name: h, Type: types[c]}
+	}
+	for i := range parts {
+		if err := widenPart(&parts[i], types, len(header)); err != nil {
+			return nil, err
+		}
+	}
+	t := &column.Table{Schema: schema, Cols: make([]*column.Vector, len(schema)), N: n}
+	for c, f := range schema {
+		if len(parts) == 1 {
+			t.Cols[c] = parts[0].cols[c]
+			continue
+		}
+		v := column.NewVector(f.Type, n)
+		for _, p := range parts {
+			v.AppendVector(p.cols[c])
+		}
+		t.Cols[c] = v
+	}
 	return FromTable(name, t), nil
 }
 
-// csvError rewrites encoding/csv's errors as "line N: …".
-func csvError(err error) error {
+// widenPart brings every column of p to the file's types, by the rules at newCSV.
+func widenPart(p *csvPart, types []column.Type, fields int) error {
+	reparse := false
+	for c, v := range p.cols {
+		switch {
+		case v.Type == types[c]:
+		case v.Type == column.Dynamic:
+			w := column.NewVector(types[c], p.rows)
+			for range p.rows {
+				appendCSV(w, types[c], "")
+			}
+			p.cols[c] = w
+		default:
+			reparse = true
+		}
+	}
+	if !reparse {
+		return nil
+	}
+	data := p.data
+	var again csvPart
+	var err error
+	if p.first {
+		_, again, err = parseCSVHeadTyped(chunk{data: data, line: p.line}, csvRead{types: types})
+	} else {
+		again, err = parseCSVChunk(chunk{data: data, line: p.line}, fields, csvRead{types: types})
+	}
+	if err != nil {
+		return fmt.Errorf("line %d: the file changed while read: %w", p.line, err)
+	}
+	if again.rows != p.rows {
+		return fmt.Errorf("line %d: the file changed while read: %d records, then %d", p.line, p.rows, again.rows)
+	}
+	p.cols = again.cols
+	return nil
+}
+
+// parseCSVHeadTyped parses the first chunk again, as how says.
+func parseCSVHeadTyped(ch chunk, how csvRead) ([]string, csvPart, error) {
+	data := bytes.TrimPrefix(ch.data, []byte(utf8BOM))
+	r := csv.NewReader(bytes.NewReader(data))
+	header, err := r.Read()
+	if err != nil {
+		return nil, csvPart{}, csvError(err, ch.line)
+	}
+	part, err := readCSVRecords(r, ch, len(header), how)
+	return header, part, err
+}
+
+// kindOfType is the kind of value a column of type t holds, so that (k | kindOfType(t)).columnType() == t says
+// the kinds k fit in t.
+func kindOfType(t column.Type) kinds {
+	switch t {
+	case column.Bool:
+		return sawBool
+	case column.Long:
+		return sawLong
+	case column.Real:
+		return sawReal
+	case column.DateTime:
+		return sawDateTime
+	case column.String:
+		return sawString
+	}
+	return 0
+}
+
+// csvError rewrites encoding/csv's errors as "line N: …", N counted in the whole file from a reader that
+// started at line firstLine.
+func csvError(err error, firstLine int) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("line %d: %w", pe.Line, pe.Err)
+		return fmt.Errorf("line %d: %w", firstLine-1+pe.Line, pe.Err)
 	}
 	return err
 }

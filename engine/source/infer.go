@@ -73,8 +73,12 @@ func textKind(s string, isJSONString bool) (kinds, error) {
 		if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
 			return sawBool, nil
 		}
-		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return sawLong, nil
+		// Only integer syntax goes to ParseInt: a failed parse builds an error value, and most fields are not
+		// integers. One beyond the range of a long fails there and is read below as a real.
+		if isInteger(s) {
+			if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return sawLong, nil
+			}
 		}
 		if isDecimal(s) {
 			if _, err := strconv.ParseFloat(s, 64); err != nil {
@@ -122,6 +126,22 @@ func isDecimal(s string) bool {
 		}
 	}
 	return i == len(s)
+}
+
+// isInteger reports whether s is an optional sign and one or more decimal digits, the syntax ParseInt reads.
+func isInteger(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

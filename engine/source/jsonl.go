@@ -29,11 +29,40 @@ type JSONL struct {
 // keys become columns in order of first appearance, typed from all their values (see kinds.columnType and
 // specialReals).
 func FromJSONL(name string, data []byte) (*JSONL, error) {
-	s := &JSONL{name: name, paths: map[string]column.Type{}}
+	part, err := parseJSONLChunk(chunk{data: data, line: 1})
+	if err != nil {
+		return nil, err
+	}
+	return newJSONL(name, []jsonlPart{part}), nil
+}
+
+// readJSONL reads JSON lines as FromJSONL does, a chunk at a time, parsing chunks in parallel.
+func readJSONL(name string, c *chunker, workers int) (*JSONL, error) {
+	parts, err := parseChunks(c, workers, parseJSONLChunk)
+	if err != nil {
+		return nil, err
+	}
+	return newJSONL(name, parts), nil
+}
+
+// jsonlPart is what one chunk holds: its lines, and its top-level keys in order of first appearance with the
+// kinds of their values.
+type jsonlPart struct {
+	lines [][]byte // nil when the lines are not kept (jsonlFile)
+	rows  int
+	order []string
+	saw   []kinds
+}
+
+// parseJSONLChunk validates and types the lines of one chunk; its errors name the line in the whole file.
+func parseJSONLChunk(ch chunk) (jsonlPart, error) { return parseJSONLLines(ch, true) }
+
+// parseJSONLLines is parseJSONLChunk, keeping the lines or only counting them.
+func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
+	var p jsonlPart
 	seen := map[string]int{}
-	var order []string
-	var saw []kinds
-	lineNo := 0
+	data := ch.data
+	lineNo := ch.line - 1
 	for len(data) > 0 {
 		lineNo++
 		var line []byte
@@ -47,32 +76,70 @@ func FromJSONL(name string, data []byte) (*JSONL, error) {
 			continue
 		}
 		if !gjson.ValidBytes(line) {
-			return nil, fmt.Errorf("line %d: malformed JSON", lineNo)
+			return p, fmt.Errorf("line %d: malformed JSON", lineNo)
 		}
 		doc := gjson.ParseBytes(line)
 		if !doc.IsObject() {
-			return nil, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(doc))
+			return p, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(doc))
 		}
 		if num := firstOutOfRange(line); num != "" {
-			return nil, fmt.Errorf("line %d: %w", lineNo, errOutOfRange(num))
+			return p, fmt.Errorf("line %d: %w", lineNo, errOutOfRange(num))
 		}
 		doc.ForEach(func(k, v gjson.Result) bool {
 			i, ok := seen[k.Str]
 			if !ok {
-				i = len(order)
+				i = len(p.order)
 				seen[k.Str] = i
-				order = append(order, k.Str)
-				saw = append(saw, 0)
+				p.order = append(p.order, k.Str)
+				p.saw = append(p.saw, 0)
 			}
-			saw[i] |= kindOf(v)
+			p.saw[i] |= kindOf(v)
 			return true
 		})
-		s.lines = append(s.lines, line)
+		p.rows++
+		if keep {
+			p.lines = append(p.lines, line)
+		}
 	}
-	for i, k := range order {
-		s.top = append(s.top, column.Field{Name: k, Type: saw[i].columnType()})
+	return p, nil
+}
+
+// newJSONL joins the parts of a file in order.
+func newJSONL(name string, parts []jsonlPart) *JSONL {
+	s := &JSONL{name: name, paths: map[string]column.Type{}, top: topSchema(parts)}
+	n := 0
+	for _, p := range parts {
+		n += len(p.lines)
 	}
-	return s, nil
+	s.lines = make([][]byte, 0, n)
+	for _, p := range parts {
+		s.lines = append(s.lines, p.lines...)
+	}
+	return s
+}
+
+// topSchema types the top-level keys of a file's parts. A key's place is its first appearance in the first part
+// that has it, which is its first appearance in the file: keys new to a part come after every earlier part's.
+func topSchema(parts []jsonlPart) column.Schema {
+	var top column.Schema
+	seen := map[string]int{}
+	var saw []kinds
+	for _, p := range parts {
+		for j, k := range p.order {
+			i, ok := seen[k]
+			if !ok {
+				i = len(top)
+				seen[k] = i
+				top = append(top, column.Field{Name: k})
+				saw = append(saw, 0)
+			}
+			saw[i] |= p.saw[j]
+		}
+	}
+	for i := range top {
+		top[i].Type = saw[i].columnType()
+	}
+	return top
 }
 
 func describe(r gjson.Result) string {
@@ -211,17 +278,21 @@ func (s *JSONL) Rows() int    { return len(s.lines) }
 
 // Schema returns the top-level columns, then a hidden column for each dotted path in paths that reaches into
 // one of them (actor.alternateId when actor is a top-level key), typed from the values at that path.
-func (s *JSONL) Schema(paths []string) column.Schema {
-	out := append(column.Schema(nil), s.top...)
+func (s *JSONL) Schema(paths []string) column.Schema { return nestedSchema(s.top, paths, s.pathType) }
+
+// nestedSchema is top, then a hidden column, typed by pathType, for each dotted path that reaches into a
+// dynamic top-level column.
+func nestedSchema(top column.Schema, paths []string, pathType func(string) column.Type) column.Schema {
+	out := append(column.Schema(nil), top...)
 	for _, p := range paths {
 		dot := strings.IndexByte(p, '.')
 		if dot <= 0 || out.Index(p) >= 0 {
 			continue
 		}
-		if i := s.top.Index(p[:dot]); i < 0 || s.top[i].Type != column.Dynamic {
+		if i := top.Index(p[:dot]); i < 0 || top[i].Type != column.Dynamic {
 			continue
 		}
-		out = append(out, column.Field{Name: p, Type: s.pathType(p), Hidden: true})
+		out = append(out, column.Field{Name: p, Type: pathType(p), Hidden: true})
 	}
 	return out
 }
@@ -260,15 +331,20 @@ func gjsonPath(p string) string {
 // Scan reads the requested columns. A top-level column is read by its escaped name (dots in a key are not
 // separators there); a hidden column by its path.
 func (s *JSONL) Scan(_ context.Context, cols []column.Field) Iterator {
+	return &jsonlIter{s: s, cols: cols, paths: scanPaths(s.top, cols)}
+}
+
+// scanPaths is the gjson path of each column.
+func scanPaths(top column.Schema, cols []column.Field) []string {
 	paths := make([]string, len(cols))
 	for i, f := range cols {
-		if s.top.Index(f.Name) >= 0 {
+		if top.Index(f.Name) >= 0 {
 			paths[i] = gjsonPath(strings.ReplaceAll(f.Name, ".", `\.`))
 		} else {
 			paths[i] = gjsonPath(f.Name)
 		}
 	}
-	return &jsonlIter{s: s, cols: cols, paths: paths}
+	return paths
 }
 
 type jsonlIter struct {
@@ -287,17 +363,22 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 		return nil, err
 	}
 	hi := min(it.pos+BatchRows, len(lines))
-	vecs := make([]*column.Vector, len(it.cols))
-	for c, f := range it.cols {
-		v := column.NewVector(f.Type, hi-it.pos)
-		for _, line := range lines[it.pos:hi] {
-			appendJSON(v, gjson.GetBytes(line, it.paths[c]))
+	b := jsonlBatch(lines[it.pos:hi], it.cols, it.paths)
+	it.pos = hi
+	return b, nil
+}
+
+// jsonlBatch reads the columns at paths from each line into a batch.
+func jsonlBatch(lines [][]byte, cols []column.Field, paths []string) *column.Batch {
+	vecs := make([]*column.Vector, len(cols))
+	for c, f := range cols {
+		v := column.NewVector(f.Type, len(lines))
+		for _, line := range lines {
+			appendJSON(v, gjson.GetBytes(line, paths[c]))
 		}
 		vecs[c] = v
 	}
-	b := column.NewBatch(vecs, hi-it.pos)
-	it.pos = hi
-	return b, nil
+	return column.NewBatch(vecs, len(lines))
 }
 
 // appendJSON converts one JSON value to the vector's type, by the mapping described at specialReals. The type

@@ -1,6 +1,8 @@
 // Package source reads tables from JSON-lines and CSV data into column batches.
 //
-// A source is parsed and validated once when it is opened (so a malformed line is reported with its line number
+// A file is read in chunks split at record ends and parsed on every core (chunk.go, parallel.go); a regular
+// file is not held, but read again by each scan (jsonlfile.go, csvfile.go, filescan.go). A source is
+// parsed and validated once when it is opened (so a malformed line is reported with its line number
 // before any row flows), then scanned any number of times. A scan reads only the columns the query needs: for
 // JSON lines, each requested column is a gjson path read from the raw line, so a nested field such as
 // actor.alternateId is projected without decoding the rest of the document.
@@ -8,12 +10,15 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/memory"
 )
 
 // BatchRows is the number of rows a scan puts in one batch: large enough to amortise per-batch work, small
@@ -38,27 +43,105 @@ type Iterator interface {
 	Next(ctx context.Context) (*column.Batch, error)
 }
 
-// Open reads a file as a source named name: .jsonl, .ndjson and .json are JSON lines, .csv is CSV. Its errors
-// say the source once and the file once: "source Users: users.jsonl: line 3: malformed JSON".
-func Open(name, path string) (Source, error) {
-	var parse func(string, []byte) (Source, error)
+// Format is how a file's records are written.
+type Format int
+
+const (
+	JSONLines Format = iota // one JSON object per line
+	CSV                     // a header line, then records (RFC 4180)
+)
+
+// FormatOf names the format of a file from its extension: .jsonl, .ndjson and .json are JSON lines, .csv is CSV.
+func FormatOf(path string) (Format, error) {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl", ".ndjson", ".json":
-		parse = func(name string, data []byte) (Source, error) { return FromJSONL(name, data) }
+		return JSONLines, nil
 	case ".csv":
-		parse = func(name string, data []byte) (Source, error) { return FromCSV(name, data) }
-	default:
-		return nil, fmt.Errorf("source %s: %s: unknown file type (want .jsonl, .ndjson, .json or .csv)", name, path)
+		return CSV, nil
 	}
-	data, err := os.ReadFile(path)
+	return 0, errors.New("unknown file type (want .jsonl, .ndjson, .json or .csv)")
+}
+
+// Options tune how a file is read; the zero value reads with no budget, in chunks of ChunkBytes, on every core.
+type Options struct {
+	// Budget, when set, counts the chunks being read and parsed: a file whose next record does not end within
+	// what it has left fails with the record's position instead of growing memory.
+	Budget *memory.Budget
+	// ChunkBytes is the size of a read (ChunkBytes when 0); a chunk grows past it only to end a record.
+	ChunkBytes int
+	// Workers is how many chunks are parsed at once (one per core when 0; always one under js/wasm).
+	Workers int
+}
+
+// Open reads a file as a source named name, as OpenWith does with no options.
+func Open(name, path string) (Source, error) { return OpenWith(name, path, Options{}) }
+
+// OpenWith reads a file as a source named name, its format from its extension (FormatOf). Its errors say the
+// source once and the file once: "source Users: users.jsonl: line 3: malformed JSON".
+func OpenWith(name, path string, o Options) (Source, error) {
+	format, err := FormatOf(path)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", name, err) // an *fs.PathError names the file
 	}
-	s, err := parse(name, data)
+	defer f.Close()
+	// A regular file can be read again, so it is scanned where it lies rather than held; a pipe is read once
+	// and held.
+	regular := false
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		regular = true
+	}
+	var s Source
+	switch {
+	case regular && format == JSONLines:
+		var jf *jsonlFile
+		if jf, err = openJSONLFile(name, path, f, o); err == nil {
+			s = jf
+		}
+	case regular:
+		var cf *csvFile
+		if cf, err = openCSVFile(name, path, f, o); err == nil {
+			s = cf
+		}
+	default:
+		s, err = Read(name, format, f, o)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
 	}
 	return s, nil
+}
+
+// Read parses a stream of the given format a chunk at a time: the reader splits it at record ends (JSON lines
+// at newlines, CSV at newlines outside quotes) and parses the chunks on Options.Workers goroutines, so the
+// rows, their types and the line of any error are those of parsing it whole. A record longer than
+// MaxRecordBytes, or one that does not end within the budget, is an error with its line and byte offset.
+func Read(name string, format Format, r io.Reader, o Options) (Source, error) {
+
+	n := workers(o)
+	if format == CSV {
+		t, err := readCSV(name, newChunker(r, &csvEnd{}, o.ChunkBytes, o.Budget), n)
+		if err != nil {
+			return nil, err // not a nil *Table inside a non-nil Source
+		}
+		return t, nil
+	}
+	s, err := readJSONL(name, newChunker(r, lineEnd{}, o.ChunkBytes, o.Budget), n)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// workers is how many chunks o parses at once.
+func workers(o Options) int {
+	if o.Workers <= 0 || parseWorkers() == 1 {
+		return parseWorkers()
+	}
+	return o.Workers
 }
 
 // Table is a source already in memory as columns, used for generated data and tests.

@@ -1,0 +1,104 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/joinlab/joinlab/engine/column"
+)
+
+// fileScan reads a file again for a scan, parsing its chunks on up to Options.Workers goroutines and handing
+// out their batches in file order. It is pull-driven: Next starts the parse of up to that many chunks ahead,
+// each answering on its own buffered channel, so a parse never waits on the consumer and a scan abandoned
+// midway (take 10) leaves no goroutine blocked. The file is closed when its last chunk is read. At most
+// workers chunks and their batches are held at once.
+type fileScan struct {
+	name, path string
+	rows       int // as opened; a scan that finds another count reports the file changed
+	opts       Options
+	split      func() boundary
+	parse      func(chunk) ([]*column.Batch, error) // safe to run on several chunks at once
+
+	f       *os.File
+	c       *chunker
+	pending []chan parsed
+	ready   []*column.Batch
+	readErr error
+	done    bool // the chunker reached the end or failed
+	seen    int
+}
+
+// parsed is one chunk's batches, or its error.
+type parsed struct {
+	batches []*column.Batch
+	err     error
+}
+
+func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
+	for {
+		if len(it.ready) > 0 {
+			b := it.ready[0]
+			it.ready = it.ready[1:]
+			return b, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if it.c == nil && !it.done {
+			f, err := os.Open(it.path)
+			if err != nil {
+				return nil, fmt.Errorf("source %s: %w", it.name, err)
+			}
+			it.f, it.c = f, newChunker(f, it.split(), it.opts.ChunkBytes, nil)
+		}
+		for !it.done && len(it.pending) < workers(it.opts) {
+			ch, err := it.c.next()
+			if err != nil {
+				it.done = true
+				it.f.Close()
+				if !errors.Is(err, io.EOF) {
+					it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.path, err)
+				}
+				break
+			}
+			out := make(chan parsed, 1)
+			it.pending = append(it.pending, out)
+			go func() {
+				b, err := it.parse(ch)
+				out <- parsed{b, err}
+			}()
+		}
+		if len(it.pending) == 0 {
+			if it.readErr != nil {
+				return nil, it.readErr
+			}
+			if it.seen != it.rows {
+				return nil, fmt.Errorf("source %s: %s: %d rows when opened, %d now: the file changed", it.name, it.path, it.rows, it.seen)
+			}
+			return nil, nil
+		}
+		var r parsed
+		select {
+		case r = <-it.pending[0]:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		it.pending = it.pending[1:]
+		if r.err != nil {
+			it.pending = nil // their answers go to buffered channels nobody reads
+			if !it.done {
+				it.done = true
+				it.f.Close()
+			}
+			it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.path, r.err)
+			return nil, it.readErr
+		}
+		for _, b := range r.batches {
+			it.seen += b.N
+		}
+		it.ready = r.batches
+	}
+}

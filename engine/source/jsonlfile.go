@@ -1,0 +1,122 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/joinlab/joinlab/engine/column"
+)
+
+// jsonlFile is a JSON-lines file read where it lies. Opening it reads it once, in parallel chunks, to validate
+// every line and type the top-level keys, and keeps only the schema and the row count; every scan reads the
+// file again, chunk by chunk, and parses each chunk straight into batches of the columns it asks for, so a
+// query holds a few chunks of the file (one per worker, plus their batches), never the whole of it. A nested
+// path is typed, the first time a query names it, by one more pass over the file.
+//
+// The cost is a read of the file per scan (from the page cache, once it is warm) in place of holding it. A
+// file changed after it was opened fails the scan when its row count no longer matches.
+type jsonlFile struct {
+	name, path string
+	top        column.Schema
+	rows       int
+	opts       Options
+
+	mu    sync.Mutex
+	paths map[string]column.Type
+}
+
+var _ Source = (*jsonlFile)(nil)
+
+// openJSONLFile validates and types a JSON-lines file without keeping its lines.
+func openJSONLFile(name, path string, f io.Reader, o Options) (*jsonlFile, error) {
+	c := newChunker(f, lineEnd{}, o.ChunkBytes, o.Budget)
+	parts, err := parseChunks(c, workers(o), func(ch chunk) (jsonlPart, error) { return parseJSONLLines(ch, false) })
+	if err != nil {
+		return nil, err
+	}
+	s := &jsonlFile{name: name, path: path, top: topSchema(parts), opts: o, paths: map[string]column.Type{}}
+	for _, p := range parts {
+		s.rows += p.rows
+	}
+	return s, nil
+}
+
+func (s *jsonlFile) Name() string { return s.name }
+func (s *jsonlFile) Rows() int    { return s.rows }
+
+// Schema is as JSONL's: the top-level columns, then the nested paths the query names.
+func (s *jsonlFile) Schema(paths []string) column.Schema {
+	return nestedSchema(s.top, paths, s.pathType)
+}
+
+// pathType types a nested path from every value at it, reading the file once. A file that can no longer be
+// read types it dynamic (the values as written); the scan then reports the read's error.
+func (s *jsonlFile) pathType(p string) column.Type {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.paths[p]; ok {
+		return t
+	}
+	gp := gjsonPath(p)
+	t := column.Dynamic
+	f, err := os.Open(s.path)
+	if err == nil {
+		c := newChunker(f, lineEnd{}, s.opts.ChunkBytes, nil)
+		seen, err := parseChunks(c, workers(s.opts), func(ch chunk) (kinds, error) {
+			var k kinds
+			forEachJSONLine(ch.data, func(line []byte) { k |= kindOf(gjson.GetBytes(line, gp)) })
+			return k, nil
+		})
+		f.Close()
+		if err == nil {
+			var k kinds
+			for _, x := range seen {
+				k |= x
+			}
+			t = k.columnType()
+		}
+	}
+	s.paths[p] = t
+	return t
+}
+
+// Scan reads the file again, a chunk per worker at a time, in file order.
+func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
+	paths := scanPaths(s.top, cols)
+	parse := func(ch chunk) ([]*column.Batch, error) {
+		var lines [][]byte
+		var out []*column.Batch
+		forEachJSONLine(ch.data, func(line []byte) {
+			lines = append(lines, line)
+			if len(lines) == BatchRows {
+				out = append(out, jsonlBatch(lines, cols, paths))
+				lines = lines[:0]
+			}
+		})
+		if len(lines) > 0 {
+			out = append(out, jsonlBatch(lines, cols, paths))
+		}
+		return out, nil
+	}
+	return &fileScan{name: s.name, path: s.path, rows: s.rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse}
+}
+
+// forEachJSONLine calls fn with each non-blank line of data, trimmed, as parseJSONLLines reads them.
+func forEachJSONLine(data []byte, fn func([]byte)) {
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			fn(line)
+		}
+	}
+}
