@@ -277,7 +277,11 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	if len(p.sortCols) > 0 {
 		p.sortCol = p.sortCols[0].Column
 	}
-	p.phases = nullPhases(p.sortCols)
+	nullable := make([]bool, len(p.sortCols))
+	for i, s := range p.sortCols {
+		nullable[i] = indexOfName(paged.Info.NeverNull, s.Column) < 0
+	}
+	p.phases = nullPhases(p.sortCols, nullable)
 	return p, nil
 }
 
@@ -292,13 +296,17 @@ const maxSortColumns = 4
 type nullPhase []bool
 
 // nullPhases lists the null patterns of cols in the output's order: lexicographic, the first column the most
-// significant, each column's null side first or last as its NullsFirst says. With no sort column there is one
-// phase, over the key alone.
-func nullPhases(cols []SortColumn) []nullPhase {
+// significant, each column's null side first or last as its NullsFirst says. A column that is not nullable (the
+// source says it is never null: connector.TableInfo.NeverNull) has no null side, so no request is spent proving it
+// empty. With no sort column there is one phase, over the key alone.
+func nullPhases(cols []SortColumn, nullable []bool) []nullPhase {
 	phases := []nullPhase{{}}
 	for i := len(cols) - 1; i >= 0; i-- {
 		order := []bool{false, true}
-		if cols[i].NullsFirst {
+		switch {
+		case !nullable[i]:
+			order = []bool{false}
+		case cols[i].NullsFirst:
 			order = []bool{true, false}
 		}
 		var next []nullPhase

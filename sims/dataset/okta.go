@@ -109,7 +109,7 @@ var OktaSchema = column.Schema{
 }
 
 func (t *OktaLogs) Info() connector.TableInfo {
-	return connector.TableInfo{Name: "OktaSystemLogs", Schema: OktaSchema, Rows: t.p.Rows, Key: OktaKey}
+	return connector.TableInfo{Name: "OktaSystemLogs", Schema: OktaSchema, Rows: t.p.Rows, Key: OktaKey, NeverNull: orderColumns(OktaKey)}
 }
 
 // blockShape is how one block lays its timestamps out: a burst puts the whole block on one tick (off); otherwise
@@ -407,6 +407,19 @@ func positionOrder(keys []connector.OrderKey) bool {
 	return true
 }
 
+// neverNull reports whether every row has a value in column c: the key columns, which place the row in the
+// order (Info declares them NeverNull). A request for their nulls is answered empty at once, not by
+// generating the table to find none.
+func neverNull(c string) bool { return slices.Contains(orderColumns(OktaKey), c) }
+
+func orderColumns(keys []connector.OrderKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.Column
+	}
+	return out
+}
+
 // seek returns the first position whose key is on the kept side of the keyset's lower bound (for After and
 // AtOrAfter) or the first past its upper bound (for Before and AtOrBefore): the start or the end of the range.
 // The keyset must be in position order (positionOrder) with a timestamp first; the cost is a binary search on
@@ -588,8 +601,8 @@ func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, erro
 	return column.NewBatch(out, n), nil
 }
 
-// bounds narrows [0, rows) by the top-level conjuncts that constrain the order: published comparisons and
-// keysets over a prefix of the key. Those it applies are exact (positions are the order), so they are left
+// bounds narrows [0, rows) by the top-level conjuncts that constrain the order: published comparisons,
+// keysets in position order (see positionOrder) and isnull of a key column (no row). Those it applies are exact (positions are the order), so they are left
 // out of rest, the predicate still checked row by row (nil when nothing is left).
 func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64, rest connector.Predicate) {
 	lo, hi = 0, t.p.Rows
@@ -622,6 +635,11 @@ func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64, rest connector.P
 				left = append(left, p)
 			}
 			return
+		case connector.Not:
+			if nn, ok := p.X.(connector.NotNull); ok && neverNull(nn.Column) {
+				hi = lo // isnull of a key column: no row
+				return
+			}
 		case connector.Keyset:
 			pos, ok := t.seek(p)
 			if !ok {
