@@ -280,6 +280,10 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	nullable := make([]bool, len(p.sortCols))
 	for i, s := range p.sortCols {
 		nullable[i] = indexOfName(paged.Info.NeverNull, s.Column) < 0
+		if i > 0 && nullable[i] {
+			return nil, fmt.Errorf("paged join: sort column %s may hold nulls and is not the first: its nulls sit inside the "+
+				"earlier columns' tie groups, which the null phases do not interleave (%s must declare it never null)", s.Column, paged.Info.Name)
+		}
 	}
 	p.phases = nullPhases(p.sortCols, nullable)
 	return p, nil
@@ -292,7 +296,9 @@ const maxSortColumns = 4
 
 // nullPhase says, per sort column, whether the phase pages the rows where that column is null. Within a phase
 // the null columns are constant, so its cursor is the tuple of its non-null sort columns and the join key, a
-// keyset no source has to compare with null.
+// keyset no source has to compare with null. Phases tile the output in order only when the nulls of each
+// column form one block of it, which holds for the first sort column alone: NewPaged refuses a nullable
+// column after the first (a later column's nulls fall inside each tie group of the earlier ones).
 type nullPhase []bool
 
 // nullPhases lists the null patterns of cols in the output's order: lexicographic, the first column the most

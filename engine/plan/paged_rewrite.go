@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/exec"
@@ -18,8 +19,9 @@ import (
 //
 // becomes the join with Sort = C1, C2 … (and Limit = N when only projects lie between, since a where would drop
 // rows after the join counted them), the sort removed (a top N becomes a take N). A sort the join cannot
-// follow — an expression, a column of the other side, the join key before the last place, several columns
-// under a baseline, a baseline that does not claim the order — is
+// follow — an expression, a column of the other side, the join key before the last place, a column after the
+// first that the source does not declare never null, several columns under a baseline, a baseline that does
+// not claim the order — is
 // left in place: the answer stays right, only streaming and the early stop are lost, and explain says so.
 //
 // It runs once in Build, after pushdown and before liveness; it never changes the result of a correct
@@ -172,6 +174,9 @@ func (r *pagedRewriter) setOrder(j *joinNode, cols []join.SortColumn, limit int6
 	for i, c := range cols {
 		if c.Column == keySchema[key].Name && i != len(cols)-1 {
 			claimed = false // the key in the middle: the cursor (sort…, key) would not follow it
+		}
+		if ok && i > 0 && c.Column != keySchema[key].Name && !slices.Contains(cs.src.Info().NeverNull, c.Column) {
+			claimed = false // a nullable column after the first: its nulls are not one phase (see join.Paged)
 		}
 	}
 	if !claimed {
