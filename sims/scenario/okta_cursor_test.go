@@ -52,7 +52,8 @@ func TestOktaTwoColumnSortFirstRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("strategy %s, %d rows, %d requests, first row at %.0f ms, total %.0f ms", st.Strategy, st.RowsOut, st.Requests, st.VirtualFirstRow, st.VirtualTotal)
+	t.Logf("strategy %s, %d rows, %d requests, first row at %.0f ms, total %.0f ms, %d bytes shipped, peak memory %d bytes",
+		st.Strategy, st.RowsOut, st.Requests, st.VirtualFirstRow, st.VirtualTotal, st.BytesShipped, st.MemoryPeak)
 	if st.Strategy != string(plan.StrategyPaged) || st.RowsOut != 100 {
 		t.Fatalf("strategy %s with %d rows, want paged with 100", st.Strategy, st.RowsOut)
 	}
