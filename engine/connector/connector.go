@@ -130,6 +130,9 @@ type TableInfo struct {
 	// Key is an order in which no two rows tie: the engine's scan pages through the table by keyset over it.
 	// Empty means the table has no such order and must be fetched in one request.
 	Key []OrderKey
+	// NeverNull names columns the source guarantees hold a value in every row, so the engine need not ask for
+	// their nulls (the paged join spends no request on a null phase of such a sort column). Optional.
+	NeverNull []string
 }
 
 // Clock is the time a connector's requests take, and the engine's waits between retries. A simulation uses a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -72,9 +73,10 @@ type Paged struct {
 	details *trace.Details
 	op      string
 
-	sortCol  string // "" when the order is the join key alone
-	keyCol   string // the paged side's join key column
-	phases   []bool // per phase: pages the rows whose sort column is null
+	sortCol  string       // the first sort column; "" when the order is the join key alone
+	sortCols []SortColumn // the order before the join key (the key itself left out)
+	keyCol   string       // the paged side's join key column
+	phases   []nullPhase  // the null patterns of the sort columns, in output order (see nullPhases)
 	phase    int
 	state    pagedState
 	cursor   []column.Value
@@ -106,9 +108,10 @@ type Paged struct {
 type PagedConfig struct {
 	// PagedLeft says the left side is the one paged; otherwise the right is.
 	PagedLeft bool
-	// Sort is the order the output must follow: one column of the paged side. Nil: the paged table's natural
-	// order (its key's first column, unless that is the join key).
-	Sort *SortColumn
+	// Sort is the order the output must follow: columns of the paged side, each with its direction and nulls;
+	// the join key may only come last (it is the cursor's tiebreaker). Empty: the paged table's natural order
+	// (its key's first column, unless that is the join key).
+	Sort []SortColumn
 	// Limit is how many output rows the consumer wants (take N above the join), or -1 for all.
 	Limit int64
 	// FirstPage is the first page's rows (0: firstPageRows); MaxPage bounds every page (0: the caps).
@@ -243,29 +246,94 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	p := &Paged{spec: spec, cfg: cfg, budget: env.Budget, sink: env.Trace, details: env.Details, op: cfg.Op,
 		paged: newFetcher(paged, cfg.Op, env.Trace, env.Details), probe: newFetcher(probe, cfg.Op, env.Trace, env.Details)}
 	p.keyCol = paged.keyColumn()
-	if cfg.Sort == nil {
+	if len(cfg.Sort) == 0 {
 		for _, k := range paged.Info.Key {
 			if k.Column != p.keyCol {
-				p.cfg.Sort = &SortColumn{Column: k.Column, Desc: k.Desc}
+				p.cfg.Sort = []SortColumn{{Column: k.Column, Desc: k.Desc}}
 			}
 			break
 		}
 	}
-	if s := p.cfg.Sort; s != nil && s.Column != p.keyCol {
-		p.sortCol = s.Column
+	if len(p.cfg.Sort) > maxSortColumns {
+		return nil, fmt.Errorf("paged join: sorts by %d columns, at most %d are paged (each doubles the null phases)", len(p.cfg.Sort), maxSortColumns)
+	}
+	for i, s := range p.cfg.Sort {
+		if s.Column == p.keyCol {
+			if i != len(p.cfg.Sort)-1 {
+				return nil, fmt.Errorf("paged join: the join key %s may only be the last sort column (it is the cursor's tiebreaker)", s.Column)
+			}
+			break
+		}
+		for _, o := range p.sortCols {
+			if o.Column == s.Column {
+				return nil, fmt.Errorf("paged join: sort column %s appears twice", s.Column)
+			}
+		}
 		if paged.Info.Schema.Index(s.Column) < 0 {
 			return nil, fmt.Errorf("paged join: sort column %s is not a column of %s", s.Column, paged.Info.Name)
 		}
+		p.sortCols = append(p.sortCols, s)
 	}
-	switch {
-	case p.sortCol == "":
-		p.phases = []bool{false}
-	case p.cfg.Sort.NullsFirst:
-		p.phases = []bool{true, false}
-	default:
-		p.phases = []bool{false, true}
+	if len(p.sortCols) > 0 {
+		p.sortCol = p.sortCols[0].Column
 	}
+	nullable := make([]bool, len(p.sortCols))
+	for i, s := range p.sortCols {
+		nullable[i] = indexOfName(paged.Info.NeverNull, s.Column) < 0
+		if i > 0 && nullable[i] {
+			return nil, fmt.Errorf("paged join: sort column %s may hold nulls and is not the first: its nulls sit inside the "+
+				"earlier columns' tie groups, which the null phases do not interleave (%s must declare it never null)", s.Column, paged.Info.Name)
+		}
+	}
+	p.phases = nullPhases(p.sortCols, nullable)
 	return p, nil
+}
+
+// maxSortColumns bounds the sort columns a paged join follows: the rows are paged in one phase per null
+// pattern of the sort columns (2^n phases, each at least one request when it is reached), so a long sort would
+// spend its requests proving phases empty.
+const maxSortColumns = 4
+
+// nullPhase says, per sort column, whether the phase pages the rows where that column is null. Within a phase
+// the null columns are constant, so its cursor is the tuple of its non-null sort columns and the join key, a
+// keyset no source has to compare with null. Phases tile the output in order only when the nulls of each
+// column form one block of it, which holds for the first sort column alone: NewPaged refuses a nullable
+// column after the first (a later column's nulls fall inside each tie group of the earlier ones).
+type nullPhase []bool
+
+// nullPhases lists the null patterns of cols in the output's order: lexicographic, the first column the most
+// significant, each column's null side first or last as its NullsFirst says. A column that is not nullable (the
+// source says it is never null: connector.TableInfo.NeverNull) has no null side, so no request is spent proving it
+// empty. With no sort column there is one phase, over the key alone.
+func nullPhases(cols []SortColumn, nullable []bool) []nullPhase {
+	phases := []nullPhase{{}}
+	for i := len(cols) - 1; i >= 0; i-- {
+		order := []bool{false, true}
+		switch {
+		case !nullable[i]:
+			order = []bool{false}
+		case cols[i].NullsFirst:
+			order = []bool{true, false}
+		}
+		var next []nullPhase
+		for _, null := range order {
+			for _, rest := range phases {
+				next = append(next, append(nullPhase{null}, rest...))
+			}
+		}
+		phases = next
+	}
+	return phases
+}
+
+// anyNull reports whether the phase pages rows with a null sort column.
+func (ph nullPhase) anyNull() bool {
+	for _, n := range ph {
+		if n {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Paged) Schema() column.Schema { return p.spec.Schema }
@@ -341,34 +409,37 @@ func (p *Paged) release() {
 	p.hash = nil
 }
 
-// phaseKeys is the current phase's cursor: (sort column, key), or the key alone in the null-sort phase.
+// phaseKeys is the current phase's cursor: (the phase's non-null sort columns…, key).
 func (p *Paged) phaseKeys() []connector.OrderKey {
-	key := connector.OrderKey{Column: p.keyCol}
-	if p.sortCol == "" || p.phases[p.phase] {
-		return []connector.OrderKey{key}
+	var keys []connector.OrderKey
+	for i, s := range p.sortCols {
+		if !p.phases[p.phase][i] {
+			keys = append(keys, connector.OrderKey{Column: s.Column, Desc: s.Desc})
+		}
 	}
-	return []connector.OrderKey{{Column: p.sortCol, Desc: p.cfg.Sort.Desc}, key}
+	return append(keys, connector.OrderKey{Column: p.keyCol})
 }
 
-// thinOrder orders thin pages: (sort column, key). In the null-sort phase every sort value is null, so the
-// order is the key's; the sort column stays first so that sources which only order by a prefix of their key
-// still accept it.
+// thinOrder orders thin pages: (sort columns…, key). A phase's null columns are constant, so ordering by them
+// changes nothing; they stay in place so that sources which only order by a prefix of their key still accept
+// the order.
 func (p *Paged) thinOrder() []connector.OrderKey {
-	key := connector.OrderKey{Column: p.keyCol}
-	if p.sortCol == "" {
-		return []connector.OrderKey{key}
+	keys := make([]connector.OrderKey, 0, len(p.sortCols)+1)
+	for _, s := range p.sortCols {
+		keys = append(keys, connector.OrderKey{Column: s.Column, Desc: s.Desc})
 	}
-	return []connector.OrderKey{{Column: p.sortCol, Desc: p.cfg.Sort.Desc}, key}
+	return append(keys, connector.OrderKey{Column: p.keyCol})
 }
 
-// phaseWhere is what every request of the phase asks besides the pushed predicate.
+// phaseWhere is what every request of the phase asks besides the pushed predicate: a non-null key, and each
+// sort column null or not as the phase says.
 func (p *Paged) phaseWhere() connector.Predicate {
 	and := connector.And{connector.NotNull{Column: p.keyCol}}
-	if p.sortCol != "" {
-		if p.phases[p.phase] {
-			and = append(and, connector.Not{X: connector.NotNull{Column: p.sortCol}})
+	for i, s := range p.sortCols {
+		if p.phases[p.phase][i] {
+			and = append(and, connector.Not{X: connector.NotNull{Column: s.Column}})
 		} else {
-			and = append(and, connector.NotNull{Column: p.sortCol})
+			and = append(and, connector.NotNull{Column: s.Column})
 		}
 	}
 	return and
@@ -379,6 +450,16 @@ func (p *Paged) cursorPred(bound connector.Bound, vals []column.Value) connector
 		return nil
 	}
 	return connector.Keyset{Keys: p.phaseKeys(), Values: vals, Bound: bound}
+}
+
+// sortIndex is column c's place among the sort columns, or -1.
+func (p *Paged) sortIndex(c string) int {
+	for i, s := range p.sortCols {
+		if s.Column == c {
+			return i
+		}
+	}
+	return -1
 }
 
 func valuesAny(vals []column.Value) any {
@@ -412,16 +493,10 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	p.size = size
 	p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": reason})
 	keys := p.phaseKeys()
-	thinCols := make([]string, len(keys))
-	for i, k := range keys {
-		thinCols[i] = k.Column
-	}
-	if len(keys) == 1 && p.sortCol != "" {
-		thinCols = []string{p.sortCol, p.keyCol} // the sort column's nulls are shown, for the trace
-	}
+	thinCols := orderColumns(p.thinOrder()) // a phase's null sort columns too, so the trace shows them
 	keyAt := indexOfName(thinCols, p.keyCol)
 	phaseName := "rows"
-	if p.phases[p.phase] {
+	if p.phases[p.phase].anyNull() {
 		phaseName = "null_sort"
 	}
 
@@ -490,14 +565,15 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	}
 	p.sizes = append(p.sizes, size)
 	p.details.Add(DetailPages, 1)
-	if use < n && len(keys) == 2 {
-		s0, s1 := thin.Cols[0].Value(use-1), thin.Cols[0].Value(use)
-		if c, ok := expr.Compare(s0, s1); ok && c == 0 {
-			k0, k1 := thin.Cols[keyAt].Value(use-1), thin.Cols[keyAt].Value(use)
-			kc, _ := expr.Compare(k0, k1)
-			p.details.Add(DetailTieGroupsCut, 1)
-			p.emit(TieGroupCut, map[string]any{"page": p.page, "tuple": connector.Literal(s0), "same_key": kc == 0})
+	if use < n && len(keys) >= 2 && p.sameSort(use-1, use) {
+		k0, k1 := thin.Cols[keyAt].Value(use-1), thin.Cols[keyAt].Value(use)
+		kc, _ := expr.Compare(k0, k1)
+		tuple := make([]string, len(keys)-1)
+		for i, k := range keys[:len(keys)-1] {
+			tuple[i] = connector.Literal(thin.Cols[indexOfName(cols, k.Column)].Value(use - 1))
 		}
+		p.details.Add(DetailTieGroupsCut, 1)
+		p.emit(TieGroupCut, map[string]any{"page": p.page, "tuple": strings.Join(tuple, ", "), "same_key": kc == 0})
 	}
 	pageKeys := dynfilter.Distinct(thin.Cols[keyAt].Slice(0, use), use)
 	p.emit(PageFetched, map[string]any{"page": p.page, "rows": use, "bytes": page.Bytes, "distinct_keys": len(pageKeys),
@@ -518,8 +594,13 @@ func (p *Paged) tupleAt(i int) []column.Value {
 }
 
 // sameTuple reports whether rows i and j of the page in hand have the same cursor tuple.
-func (p *Paged) sameTuple(i, j int) bool {
-	for _, key := range p.thinKeys {
+func (p *Paged) sameTuple(i, j int) bool { return p.sameOn(p.thinKeys, i, j) }
+
+// sameSort reports whether rows i and j of the page in hand have the same sort values: a tie group.
+func (p *Paged) sameSort(i, j int) bool { return p.sameOn(p.thinKeys[:len(p.thinKeys)-1], i, j) }
+
+func (p *Paged) sameOn(keys []connector.OrderKey, i, j int) bool {
+	for _, key := range keys {
 		v := p.thin.Cols[indexOfName(p.thinCols, key.Column)]
 		if v.IsNull(i) != v.IsNull(j) {
 			return false
@@ -751,7 +832,7 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 
 // fullShape is how the paged side's full rows are asked for: the columns the query reads and the order's;
 // ordered by the thin order then the table's key, so twins (rows sharing a cursor tuple) come in a fixed
-// order; keyset is the order a response boundary is resumed by (the null-sort phase drops the sort column).
+// order; keyset is the order a response boundary is resumed by (a phase drops its null sort columns).
 func (p *Paged) fullShape() (cols []string, order, keyset []connector.OrderKey) {
 	r := p.paged.r
 	cols = fetchColumns(r)
@@ -761,9 +842,10 @@ func (p *Paged) fullShape() (cols []string, order, keyset []connector.OrderKey) 
 			order = append(order, k)
 		}
 	}
-	keyset = order
-	if p.phases[p.phase] && p.sortCol != "" {
-		keyset = order[1:] // the sort column is null throughout this phase
+	for _, k := range order {
+		if i := p.sortIndex(k.Column); i < 0 || !p.phases[p.phase][i] {
+			keyset = append(keyset, k) // a null sort column is constant in the phase: no cursor compares it
+		}
 	}
 	for _, k := range order {
 		if indexOfName(cols, k.Column) < 0 {

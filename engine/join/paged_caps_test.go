@@ -49,7 +49,7 @@ func capSweepRun(t *testing.T, c pagedCase, queryBytes int) ([]string, error, []
 	r.Conn = log
 	rec := &trace.Recorder{}
 	env := exec.NewEnv(memory.NewBudget(0), rec)
-	cfg := PagedConfig{PagedLeft: true, Limit: -1, FirstPage: 40, FixedPage: true, Sort: &SortColumn{Column: "ts", Desc: true}}
+	cfg := PagedConfig{PagedLeft: true, Limit: -1, FirstPage: 40, FixedPage: true, Sort: []SortColumn{{Column: "ts", Desc: true}}}
 	op, err := NewPaged(spec, l, r, cfg, env)
 	got, err := runPaged(t, op, err)
 	resplit := env.Details.Int(DetailFilterSlices)

@@ -55,7 +55,7 @@ func NewKeysetCursor(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 		where := p.paged.where(connector.NotNull{Column: p.sortCol})
 		if cursor != nil {
 			op := "<"
-			if !p.cfg.Sort.Desc {
+			if !p.cfg.Sort[0].Desc {
 				op = ">"
 			}
 			if inclusive {

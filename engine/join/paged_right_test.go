@@ -58,7 +58,7 @@ func TestPagedRightOracle(t *testing.T) {
 						l, rr, _, _ := c.remotes()
 						env := exec.NewEnv(memory.NewBudget(0), nil)
 						cfg := PagedConfig{PagedLeft: false, Limit: -1, FirstPage: max(page, 1), FixedPage: page > 0,
-							Sort: &SortColumn{Column: "ts", Desc: true}}
+							Sort: []SortColumn{{Column: "ts", Desc: true}}}
 						op, err := NewPaged(spec, rr, l, cfg, env)
 						got, err := runPaged(t, op, err)
 						if err != nil {

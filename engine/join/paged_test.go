@@ -293,7 +293,7 @@ func pagedOracleCase(t *testing.T, seed uint64, logs *column.Table, dets []strin
 		l, rr, _, _ := c.remotes()
 		env := exec.NewEnv(memory.NewBudget(0), nil)
 		cfg := PagedConfig{PagedLeft: true, Limit: limit, FirstPage: max(page, 1), FixedPage: page > 0,
-			Sort: &SortColumn{Column: "ts", Desc: true}}
+			Sort: []SortColumn{{Column: "ts", Desc: true}}}
 		op, err := NewPaged(spec, l, rr, cfg, env)
 		got, err := runPaged(t, op, err)
 		if err != nil {
@@ -317,7 +317,7 @@ func baselineRun(t *testing.T, name string, c pagedCase, cfg PagedConfig) ([]str
 	l, r, _, _ := c.remotes()
 	rec := &trace.Recorder{}
 	env := exec.NewEnv(memory.NewBudget(0), rec)
-	cfg.PagedLeft, cfg.Sort = true, &SortColumn{Column: "ts", Desc: true}
+	cfg.PagedLeft, cfg.Sort = true, []SortColumn{{Column: "ts", Desc: true}}
 	if cfg.Limit == 0 {
 		cfg.Limit = -1
 	}
@@ -454,7 +454,7 @@ func TestPagedTakeStopsRequests(t *testing.T) {
 	c := pagedCase{logs: logTable(rows), dets: detTable("u0", "u1", "u2", "u3", "u4"), logCaps: connector.Caps{MaxRows: 1000}}
 	spec, _ := NewSpec(Inner, logSchema, detSchema, []int{1}, []int{0})
 	l, r, lc, rc := c.remotes()
-	op, err := NewPaged(spec, l, r, PagedConfig{PagedLeft: true, Limit: 10, Sort: &SortColumn{Column: "ts", Desc: true}},
+	op, err := NewPaged(spec, l, r, PagedConfig{PagedLeft: true, Limit: 10, Sort: []SortColumn{{Column: "ts", Desc: true}}},
 		exec.NewEnv(memory.NewBudget(0), nil))
 	if err != nil {
 		t.Fatal(err)

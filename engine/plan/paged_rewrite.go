@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
@@ -11,13 +13,15 @@ import (
 // pagedRewrite hands a paged-family join the order and the row count the query asks above it, so the join
 // produces the query's global order itself and stops as soon as the rows are certain:
 //
-//	sort by C [asc|desc] [| take N]   or   top N by C   or   take N
-//	  over projects and wheres that pass C through unchanged
-//	    over a paged join whose paged side has column C
+//	sort by C1 [asc|desc] [nulls first|last], C2 … [| take N]   or   top N by C1, …   or   take N
+//	  over projects and wheres that pass the Ci through unchanged
+//	    over a paged join whose paged side has the columns Ci
 //
-// becomes the join with Sort = C (and Limit = N when only projects lie between, since a where would drop rows
-// after the join counted them), the sort removed (a top N becomes a take N). A sort the join cannot follow —
-// several columns, an expression, a column of the other side, a baseline that does not claim the order — is
+// becomes the join with Sort = C1, C2 … (and Limit = N when only projects lie between, since a where would drop
+// rows after the join counted them), the sort removed (a top N becomes a take N). A sort the join cannot
+// follow — an expression, a column of the other side, the join key before the last place, a column after the
+// first that the source does not declare never null, several columns under a baseline, a baseline that does
+// not claim the order — is
 // left in place: the answer stays right, only streaming and the early stop are lost, and explain says so.
 //
 // It runs once in Build, after pushdown and before liveness; it never changes the result of a correct
@@ -30,9 +34,8 @@ func (r *pagedRewriter) rewrite(n Node) Node {
 	switch n := n.(type) {
 	case *sortNode:
 		n.in = r.rewrite(n.in)
-		if j, col, onlyProjects := orderedJoin(n.in, n.keys); j != nil {
-			k := n.keys[0]
-			if r.setOrder(j, col, !k.Asc, k.NullsFirst, n.limit, onlyProjects) {
+		if j, cols, onlyProjects := orderedJoin(n.in, n.keys); j != nil {
+			if r.setOrder(j, cols, n.limit, onlyProjects) {
 				if n.limit >= 0 {
 					return &takeNode{base: n.base, in: n.in, n: n.limit}
 				}
@@ -104,50 +107,85 @@ func passThrough(n Node, col int) (*joinNode, int, bool) {
 	}
 }
 
-// orderedJoin finds the paged join a one-column sort can be handed to, and the sort column's name on its
-// paged side.
-func orderedJoin(n Node, keys []exec.SortKey) (*joinNode, string, bool) {
-	if len(keys) != 1 {
-		return nil, "", false
+// orderedJoin finds the paged join a sort can be handed to — every key a column passed through unchanged from
+// the join's paged side — and the sort's columns on that side.
+func orderedJoin(n Node, keys []exec.SortKey) (*joinNode, []join.SortColumn, bool) {
+	var (
+		j            *joinNode
+		cols         []join.SortColumn
+		onlyProjects bool
+	)
+	for _, k := range keys {
+		ref, ok := k.Expr.(*expr.ColumnRef)
+		if !ok {
+			return nil, nil, false
+		}
+		kj, col, only := passThrough(n, ref.Index)
+		if kj == nil || (j != nil && kj != j) {
+			return nil, nil, false
+		}
+		j, onlyProjects = kj, only
+		name, ok := pagedColumn(j, col)
+		if !ok {
+			return nil, nil, false
+		}
+		cols = append(cols, join.SortColumn{Column: name, Desc: !k.Asc, NullsFirst: k.NullsFirst})
 	}
-	ref, ok := keys[0].Expr.(*expr.ColumnRef)
-	if !ok {
-		return nil, "", false
-	}
-	j, col, onlyProjects := passThrough(n, ref.Index)
-	if j == nil {
-		return nil, "", false
-	}
-	left := pagedLeft(j.jp)
-	out := j.jp.Spec.RightOut
-	schema := j.jp.Spec.Right
-	if left {
+	return j, cols, onlyProjects
+}
+
+// pagedColumn names the paged side's column that is output column col of join j.
+func pagedColumn(j *joinNode, col int) (string, bool) {
+	out, schema := j.jp.Spec.RightOut, j.jp.Spec.Right
+	if pagedLeft(j.jp) {
 		out, schema = j.jp.Spec.LeftOut, j.jp.Spec.Left
 	}
 	for i, o := range out {
 		if o == col {
-			return j, schema[i].Name, onlyProjects
+			return schema[i].Name, true
 		}
 	}
-	return nil, "", false
+	return "", false
 }
 
-// setPagedOrder hands the sort (and the limit, when only projects lie between) to the join, if its strategy
-// claims that order. It reports whether it did.
-func (r *pagedRewriter) setOrder(j *joinNode, col string, desc, nullsFirst bool, limit int64, onlyProjects bool) bool {
+// setOrder hands the sort (and the limit, when only projects lie between) to the join, if its strategy
+// claims that order: the paged join follows any columns of its paged side, mixed directions and nulls included,
+// with the join key only last (it is the cursor's tiebreaker); a baseline claims at most one column. It reports
+// whether it did.
+func (r *pagedRewriter) setOrder(j *joinNode, cols []join.SortColumn, limit int64, onlyProjects bool) bool {
 	fam := pagedFamily[j.def.Name]
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Column
+		if c.Desc {
+			names[i] += " desc"
+		} else {
+			names[i] += " asc"
+		}
+	}
+	text := strings.Join(names, ", ")
 	cs, ok := sideSource(pagedSideNode(j.jp))
-	if !ok || !fam.claimsOrder(col, desc, cs.src.Info()) {
-		j.reason += fmt.Sprintf("; the sort by %s stays above the join (this strategy does not produce that order)", col)
+	claimed := ok && (j.def.Name == StrategyPaged || len(cols) == 1) && fam.claimsOrder(cols[0].Column, cols[0].Desc, cs.src.Info())
+	key := j.jp.Spec.RightKeys[0]
+	keySchema := j.jp.Spec.Right
+	if pagedLeft(j.jp) {
+		key, keySchema = j.jp.Spec.LeftKeys[0], j.jp.Spec.Left
+	}
+	for i, c := range cols {
+		if c.Column == keySchema[key].Name && i != len(cols)-1 {
+			claimed = false // the key in the middle: the cursor (sort…, key) would not follow it
+		}
+		if ok && i > 0 && c.Column != keySchema[key].Name && !slices.Contains(cs.src.Info().NeverNull, c.Column) {
+			claimed = false // a nullable column after the first: its nulls are not one phase (see join.Paged)
+		}
+	}
+	if !claimed {
+		j.reason += fmt.Sprintf("; the sort by %s stays above the join (this strategy does not produce that order)", text)
 		return false
 	}
 	cfg := r.cfg(j)
-	cfg.Sort = &join.SortColumn{Column: col, Desc: desc, NullsFirst: nullsFirst}
-	dir := "asc"
-	if desc {
-		dir = "desc"
-	}
-	j.reason += fmt.Sprintf("; output in the query's order (%s %s, then the key), the sort above removed", col, dir)
+	cfg.Sort = cols
+	j.reason += fmt.Sprintf("; output in the query's order (%s, then the key), the sort above removed", text)
 	if limit >= 0 && onlyProjects {
 		cfg.Limit = limit
 		j.reason += fmt.Sprintf("; stops after %d rows", limit)

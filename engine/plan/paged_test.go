@@ -263,3 +263,32 @@ func TestPagedFirstPage(t *testing.T) {
 		t.Errorf("explain does not say the first page is thin:\n%s", ex)
 	}
 }
+
+// TestPagedRewriteTakesTwoColumnSort: a sort over two columns of the paged side goes into the join when the
+// second is the join key (never a null phase: null keys never match), and the rows are the hash join's, in
+// order; a nullable second column (id: Logs declares no column never null) keeps the sort above the join.
+func TestPagedRewriteTakesTwoColumnSort(t *testing.T) {
+	srcs := pagedSources(t, 60, 50)
+	q := " | sort by ts desc, user asc | take 7"
+	p := buildPlan(t, fmt.Sprintf(pagedJoinQuery, "")+q, srcs)
+	ex := p.Explain()
+	if !strings.Contains(ex, "output in the query's order (ts desc, user asc, then the key), the sort above removed") {
+		t.Errorf("the two-column sort was not handed to the join:\n%s", ex)
+	}
+	got, _ := runRows(t, p)
+	want, _ := runRows(t, buildPlan(t, fmt.Sprintf(pagedJoinQuery, "hint.strategy=hash ")+q, srcs))
+	if got.N != 7 || want.N != 7 {
+		t.Fatalf("take 7: paged %d rows, hash %d", got.N, want.N)
+	}
+	for i := 0; i < 7; i++ {
+		for c := range got.Cols {
+			if g, w := got.Cols[c].Value(i), want.Cols[c].Value(i); g != w {
+				t.Fatalf("row %d column %s: paged %v, hash %v", i, got.Schema[c].Name, g, w)
+			}
+		}
+	}
+	ex = buildPlan(t, fmt.Sprintf(pagedJoinQuery, "")+" | sort by ts desc, id asc | take 7", srcs).Explain()
+	if !strings.Contains(ex, "the sort by ts desc, id asc stays above the join") {
+		t.Errorf("a sort with a nullable second column was handed to the join:\n%s", ex)
+	}
+}

@@ -109,7 +109,7 @@ var OktaSchema = column.Schema{
 }
 
 func (t *OktaLogs) Info() connector.TableInfo {
-	return connector.TableInfo{Name: "OktaSystemLogs", Schema: OktaSchema, Rows: t.p.Rows, Key: OktaKey}
+	return connector.TableInfo{Name: "OktaSystemLogs", Schema: OktaSchema, Rows: t.p.Rows, Key: OktaKey, NeverNull: orderColumns(OktaKey)}
 }
 
 // blockShape is how one block lays its timestamps out: a burst puts the whole block on one tick (off); otherwise
@@ -390,14 +390,47 @@ func (gg *groupGen) predictEnd(s blockShape, pos, bhi, tk int64) (int64, bool) {
 	return c, true
 }
 
+// positionOrder reports whether ordering by keys is the table's position order (on the keys' prefix): a prefix
+// of OktaKey, or published desc (and alternateId asc) then uuid asc and anything after it. The second holds
+// because a tie group's ids sort in position order (see uuid) and ids are unique, so keys after uuid never
+// decide; it lets a query sort by (published desc, uuid asc) and page by it at the cost of any key prefix.
+func positionOrder(keys []connector.OrderKey) bool {
+	uuid := connector.OrderKey{Column: "uuid"}
+	for i, k := range keys {
+		if i > 0 && k == uuid {
+			return true
+		}
+		if i >= len(OktaKey) || k != OktaKey[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// neverNull reports whether every row has a value in column c: the key columns, which place the row in the
+// order (Info declares them NeverNull). A request for their nulls is answered empty at once, not by
+// generating the table to find none.
+func neverNull(c string) bool { return slices.Contains(orderColumns(OktaKey), c) }
+
+func orderColumns(keys []connector.OrderKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.Column
+	}
+	return out
+}
+
 // seek returns the first position whose key is on the kept side of the keyset's lower bound (for After and
 // AtOrAfter) or the first past its upper bound (for Before and AtOrBefore): the start or the end of the range.
+// The keyset must be in position order (positionOrder) with a timestamp first; the cost is a binary search on
+// the timestamps, then one inside the cursor's tie group: O(log rows) ticks and O(log group) ids, plus one
+// group's logins when the keyset compares alternateId.
 func (t *OktaLogs) seek(p connector.Keyset) (int64, bool) {
-	if len(p.Keys) == 0 || len(p.Keys) > len(OktaKey) || len(p.Values) != len(p.Keys) {
+	if len(p.Keys) == 0 || len(p.Values) != len(p.Keys) || !positionOrder(p.Keys) {
 		return 0, false
 	}
-	for i, k := range p.Keys {
-		if k != OktaKey[i] || p.Values[i].Null {
+	for _, v := range p.Values {
+		if v.Null {
 			return 0, false
 		}
 	}
@@ -414,27 +447,31 @@ func (t *OktaLogs) seek(p connector.Keyset) (int64, bool) {
 		}
 		return a, true
 	}
-	g := t.groupAt(a)
-	for pos := a; pos < b; pos++ {
-		c, ok := p.CompareRow(func(k int) column.Value { return t.keyValue(g, pos, k) })
-		if !ok {
-			return 0, false
-		}
-		if c > 0 || (!strict && c == 0) {
-			return pos, true
+	tick := t.tick(a)
+	var g *group
+	for _, k := range p.Keys {
+		if k.Column == "actor.alternateId" {
+			g = t.groupAt(a)
 		}
 	}
-	return b, true
+	fine := true
+	pos := search(a, b, func(pos int64) bool {
+		c, ok := p.CompareRow(func(k int) column.Value { return t.keyValue(g, tick, pos, p.Keys[k].Column) })
+		fine = fine && ok
+		return c > 0 || (!strict && c == 0)
+	})
+	return pos, fine
 }
 
-func (t *OktaLogs) keyValue(g *group, pos int64, k int) column.Value {
-	switch k {
-	case 0:
-		return column.Value{Type: column.DateTime, Int: t.endNs - g.tick*t.tickNs}
-	case 1:
+// keyValue is key column name's value at pos, in the tie group g (needed only for alternateId) of tick.
+func (t *OktaLogs) keyValue(g *group, tick, pos int64, name string) column.Value {
+	switch name {
+	case "published":
+		return column.Value{Type: column.DateTime, Int: t.endNs - tick*t.tickNs}
+	case "actor.alternateId":
 		return column.Value{Type: column.String, Str: g.logins[pos-g.lo]}
 	}
-	return column.Value{Type: column.String, Str: t.uuid(g.tick, pos)}
+	return column.Value{Type: column.String, Str: t.uuid(tick, pos)}
 }
 
 // uuid is a row's id: its first fields hash the timestamp, its last is the position, so ids of one tie group
@@ -505,10 +542,9 @@ func countTrue(keep []bool) int {
 
 // Answer seeks to the request's range, then generates and filters rows forward.
 func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, error) {
-	for i, k := range req.OrderBy {
-		if i >= len(OktaKey) || k != OktaKey[i] {
-			return nil, &connector.InvalidRequestError{Reason: "OktaSystemLogs can only be ordered by published desc, actor.alternateId asc, uuid asc"}
-		}
+	if !positionOrder(req.OrderBy) {
+		return nil, &connector.InvalidRequestError{Reason: "OktaSystemLogs can only be ordered by published desc, actor.alternateId asc, uuid asc " +
+			"(or published desc, uuid asc)"}
 	}
 	if limit < 0 {
 		return nil, &connector.InvalidRequestError{Reason: "OktaSystemLogs needs a row limit"}
@@ -565,8 +601,8 @@ func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, erro
 	return column.NewBatch(out, n), nil
 }
 
-// bounds narrows [0, rows) by the top-level conjuncts that constrain the order: published comparisons and
-// keysets over a prefix of the key. Those it applies are exact (positions are the order), so they are left
+// bounds narrows [0, rows) by the top-level conjuncts that constrain the order: published comparisons,
+// keysets in position order (see positionOrder) and isnull of a key column (no row). Those it applies are exact (positions are the order), so they are left
 // out of rest, the predicate still checked row by row (nil when nothing is left).
 func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64, rest connector.Predicate) {
 	lo, hi = 0, t.p.Rows
@@ -599,6 +635,11 @@ func (t *OktaLogs) bounds(p connector.Predicate) (lo, hi int64, rest connector.P
 				left = append(left, p)
 			}
 			return
+		case connector.Not:
+			if nn, ok := p.X.(connector.NotNull); ok && neverNull(nn.Column) {
+				hi = lo // isnull of a key column: no row
+				return
+			}
 		case connector.Keyset:
 			pos, ok := t.seek(p)
 			if !ok {

@@ -36,7 +36,7 @@ func TestOktaRowsArePinned(t *testing.T) {
 		for trial := 0; trial < 6; trial++ {
 			pos := rng.Int64N(p.Rows - 5_000)
 			g := tab.groupAt(pos)
-			cursor := []column.Value{tab.keyValue(g, pos, 0), tab.keyValue(g, pos, 1), tab.keyValue(g, pos, 2)}
+			cursor := []column.Value{tab.keyValue(g, g.tick, pos, OktaKey[0].Column), tab.keyValue(g, g.tick, pos, OktaKey[1].Column), tab.keyValue(g, g.tick, pos, OktaKey[2].Column)}
 			b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: all, OrderBy: OktaKey, Limit: 1500,
 				Where: connector.Keyset{Keys: OktaKey, Values: cursor, Bound: connector.After}}, 1500)
 			if err != nil {

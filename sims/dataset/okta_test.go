@@ -28,7 +28,7 @@ func TestOktaSeekCostIsTheAnswer(t *testing.T) {
 		pos := rng.Int64N(DefaultOkta.Rows - 10_000)
 		t.Logf("trial %d: position %d", trial, pos)
 		g := tab.groupAt(pos)
-		cursor := []column.Value{tab.keyValue(g, pos, 0), tab.keyValue(g, pos, 1), tab.keyValue(g, pos, 2)}
+		cursor := []column.Value{tab.keyValue(g, g.tick, pos, OktaKey[0].Column), tab.keyValue(g, g.tick, pos, OktaKey[1].Column), tab.keyValue(g, g.tick, pos, OktaKey[2].Column)}
 		before := tab.Generated()
 		const page = 2000
 		b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: page,
@@ -44,7 +44,7 @@ func TestOktaSeekCostIsTheAnswer(t *testing.T) {
 		}
 		// The first row is the one right after the cursor: position pos+1.
 		g1 := tab.groupAt(pos + 1)
-		for k, want := range []column.Value{tab.keyValue(g1, pos+1, 0), tab.keyValue(g1, pos+1, 1), tab.keyValue(g1, pos+1, 2)} {
+		for k, want := range []column.Value{tab.keyValue(g1, g1.tick, pos+1, OktaKey[0].Column), tab.keyValue(g1, g1.tick, pos+1, OktaKey[1].Column), tab.keyValue(g1, g1.tick, pos+1, OktaKey[2].Column)} {
 			if got := b.Cols[k].Value(0); got != want {
 				t.Errorf("key %d of the first row: %v, want %v", k, got, want)
 			}
@@ -125,7 +125,7 @@ func BenchmarkOktaSeekPage(b *testing.B) {
 	for b.Loop() {
 		pos := rng.Int64N(DefaultOkta.Rows - 20_000)
 		g := tab.groupAt(pos)
-		cursor := []column.Value{tab.keyValue(g, pos, 0), tab.keyValue(g, pos, 1), tab.keyValue(g, pos, 2)}
+		cursor := []column.Value{tab.keyValue(g, g.tick, pos, OktaKey[0].Column), tab.keyValue(g, g.tick, pos, OktaKey[1].Column), tab.keyValue(g, g.tick, pos, OktaKey[2].Column)}
 		if _, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: 10_000,
 			Where: connector.Keyset{Keys: OktaKey, Values: cursor, Bound: connector.After}}, 10_000); err != nil {
 			b.Fatal(err)
@@ -202,5 +202,59 @@ func TestOktaStormNeedsTwoBlocks(t *testing.T) {
 			t.Fatalf("the group at %d is [%d, %d) tick %d, want the plain table's [%d, %d) tick %d", pos, g.lo, g.hi, g.tick, want.lo, want.hi, want.tick)
 		}
 		pos = g.hi
+	}
+}
+
+// TestOktaSeeksTheUUIDOrder: ordered by (published desc, uuid asc, actor.alternateId asc) — a query's sort
+// with the join key as tiebreaker — the table answers in position order, and a keyset page after a random
+// cursor in that order starts at the next position and generates only its own rows, on a tie group of a
+// burst block too.
+func TestOktaSeeksTheUUIDOrder(t *testing.T) {
+	tab := bigOkta(t)
+	order := []connector.OrderKey{{Column: "published", Desc: true}, {Column: "uuid"}, {Column: "actor.alternateId"}}
+	cols := []string{"published", "uuid", "actor.alternateId"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 5; trial++ {
+		pos := rng.Int64N(DefaultOkta.Rows - 10_000)
+		t.Logf("trial %d: position %d", trial, pos)
+		g := tab.groupAt(pos)
+		cursor := make([]column.Value, len(order))
+		for k, key := range order {
+			cursor[k] = tab.keyValue(g, g.tick, pos, key.Column)
+		}
+		for _, bound := range []connector.Bound{connector.After, connector.AtOrAfter} {
+			before := tab.Generated()
+			const page = 500
+			b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: cols, OrderBy: order, Limit: page,
+				Where: connector.Keyset{Keys: order, Values: cursor, Bound: bound}}, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cost := tab.Generated() - before; cost != page || b.N != page {
+				t.Errorf("a %d-row page generated %d rows and returned %d", page, cost, b.N)
+			}
+			first := pos + 1
+			if bound == connector.AtOrAfter {
+				first = pos
+			}
+			for i := 0; i < b.N; i++ {
+				gi := tab.groupAt(first + int64(i))
+				for k, key := range order {
+					if want := tab.keyValue(gi, gi.tick, first+int64(i), key.Column); b.Cols[k].Value(i) != want {
+						t.Fatalf("bound %d, row %d, %s: %v, want position %d's %v", bound, i, key.Column, b.Cols[k].Value(i), first+int64(i), want)
+					}
+				}
+			}
+			if i := b.N - 1; i > 0 {
+				ks := connector.Keyset{Keys: order, Values: []column.Value{b.Cols[0].Value(i - 1), b.Cols[1].Value(i - 1), b.Cols[2].Value(i - 1)}}
+				if c, _ := ks.CompareRow(func(k int) column.Value { return b.Cols[k].Value(i) }); c <= 0 {
+					t.Fatalf("the last row is not after the one before it in the uuid order")
+				}
+			}
+		}
+	}
+	if _, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: cols, Limit: 1,
+		OrderBy: []connector.OrderKey{{Column: "uuid"}}}, 1); err == nil {
+		t.Fatal("ordered by uuid alone (not the position order): want an error")
 	}
 }
