@@ -4,6 +4,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -31,7 +32,7 @@ func (m *MemTable) Info() connector.TableInfo { return m.info }
 // Table is the whole table, for tests that compute expected answers.
 func (m *MemTable) Table() *column.Table { return m.table }
 
-func (m *MemTable) Answer(req connector.Request, max int) (*column.Batch, error) {
+func (m *MemTable) Answer(_ context.Context, req connector.Request, max int) (*column.Batch, error) {
 	names := make([]string, len(m.info.Schema))
 	for i, f := range m.info.Schema {
 		names[i] = f.Name

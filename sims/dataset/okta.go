@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -541,7 +542,7 @@ func countTrue(keep []bool) int {
 }
 
 // Answer seeks to the request's range, then generates and filters rows forward.
-func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, error) {
+func (t *OktaLogs) Answer(ctx context.Context, req connector.Request, limit int) (*column.Batch, error) {
 	if !positionOrder(req.OrderBy) {
 		return nil, &connector.InvalidRequestError{Reason: "OktaSystemLogs can only be ordered by published desc, actor.alternateId asc, uuid asc " +
 			"(or published desc, uuid asc)"}
@@ -564,6 +565,9 @@ func (t *OktaLogs) Answer(req connector.Request, limit int) (*column.Batch, erro
 	n := 0
 	gg := t.newGroupGen()
 	for pos := lo; pos < hi && n < limit; {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("OktaSystemLogs: answer stopped at row %d: %w", pos, err)
+		}
 		end := min(hi, pos+int64(min(scanChunk, max(minChunk, limit-n))))
 		if rest == nil && len(need) == len(out) {
 			// Nothing left to check: every row is kept, so it is generated straight into the answer (no more

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -37,7 +38,7 @@ func TestOktaRowsArePinned(t *testing.T) {
 			pos := rng.Int64N(p.Rows - 5_000)
 			g := tab.groupAt(pos)
 			cursor := []column.Value{tab.keyValue(g, g.tick, pos, OktaKey[0].Column), tab.keyValue(g, g.tick, pos, OktaKey[1].Column), tab.keyValue(g, g.tick, pos, OktaKey[2].Column)}
-			b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: all, OrderBy: OktaKey, Limit: 1500,
+			b, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: all, OrderBy: OktaKey, Limit: 1500,
 				Where: connector.Keyset{Keys: OktaKey, Values: cursor, Bound: connector.After}}, 1500)
 			if err != nil {
 				t.Fatal(err)
@@ -52,7 +53,7 @@ func TestOktaRowsArePinned(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := sha256.New()
-		b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: all, OrderBy: OktaKey, Limit: int(p.Rows)}, int(p.Rows))
+		b, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: all, OrderBy: OktaKey, Limit: int(p.Rows)}, int(p.Rows))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestOktaBoundsAreExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: int(p.Rows)}, int(p.Rows))
+	all, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: int(p.Rows)}, int(p.Rows))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestOktaBoundsAreExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Where: where, Limit: int(p.Rows)}, int(p.Rows))
+		got, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Where: where, Limit: int(p.Rows)}, int(p.Rows))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +153,7 @@ func TestOktaLimitIsExact(t *testing.T) {
 	tab := bigOkta(t)
 	for _, limit := range []int{0, 1, 7, minChunk - 1, minChunk, minChunk + 1, scanChunk + 3} {
 		for _, where := range []connector.Predicate{nil, connector.NotNull{Column: "uuid"}} {
-			b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Where: where, Limit: limit}, limit)
+			b, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Where: where, Limit: limit}, limit)
 			if err != nil {
 				t.Fatal(err)
 			}

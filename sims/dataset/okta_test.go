@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -31,7 +33,7 @@ func TestOktaSeekCostIsTheAnswer(t *testing.T) {
 		cursor := []column.Value{tab.keyValue(g, g.tick, pos, OktaKey[0].Column), tab.keyValue(g, g.tick, pos, OktaKey[1].Column), tab.keyValue(g, g.tick, pos, OktaKey[2].Column)}
 		before := tab.Generated()
 		const page = 2000
-		b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: page,
+		b, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: page,
 			Where: connector.Keyset{Keys: OktaKey, Values: cursor, Bound: connector.After}}, page)
 		if err != nil {
 			t.Fatal(err)
@@ -59,7 +61,7 @@ func TestOktaSeekCostIsTheAnswer(t *testing.T) {
 		// A window re-fetch by keyset bounds (cursor, last] with an IN filter reads only the window.
 		last := []column.Value{b.Cols[0].Value(b.N - 1), b.Cols[1].Value(b.N - 1), b.Cols[2].Value(b.N - 1)}
 		before = tab.Generated()
-		w, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: 100_000,
+		w, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: 100_000,
 			Where: connector.And{
 				connector.Keyset{Keys: OktaKey, Values: cursor, Bound: connector.After},
 				connector.Keyset{Keys: OktaKey, Values: last, Bound: connector.AtOrBefore},
@@ -101,7 +103,7 @@ func TestOktaTies(t *testing.T) {
 		if cursor != nil {
 			req.Where = connector.Keyset{Keys: OktaKey, Values: cursor, Bound: connector.After}
 		}
-		b, err := tab.Answer(req, req.Limit)
+		b, err := tab.Answer(context.Background(), req, req.Limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +128,7 @@ func BenchmarkOktaSeekPage(b *testing.B) {
 		pos := rng.Int64N(DefaultOkta.Rows - 20_000)
 		g := tab.groupAt(pos)
 		cursor := []column.Value{tab.keyValue(g, g.tick, pos, OktaKey[0].Column), tab.keyValue(g, g.tick, pos, OktaKey[1].Column), tab.keyValue(g, g.tick, pos, OktaKey[2].Column)}
-		if _, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: 10_000,
+		if _, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: 10_000,
 			Where: connector.Keyset{Keys: OktaKey, Values: cursor, Bound: connector.After}}, 10_000); err != nil {
 			b.Fatal(err)
 		}
@@ -167,7 +169,7 @@ func TestOktaStorm(t *testing.T) {
 		}
 		ts := column.Value{Type: column.DateTime, Int: tab.endNs - storm.tick*tab.tickNs}
 		str := func(s string) column.Value { return column.Value{Type: column.String, Str: s} }
-		b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: keyCols, Limit: blockRows, Where: connector.And{
+		b, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: keyCols, Limit: blockRows, Where: connector.And{
 			connector.Compare{Column: "published", Op: "==", Value: ts},
 			connector.Compare{Column: "eventType", Op: "==", Value: str("user.session.start")},
 			connector.Compare{Column: "outcome.result", Op: "==", Value: str("SUCCESS")},
@@ -225,7 +227,7 @@ func TestOktaSeeksTheUUIDOrder(t *testing.T) {
 		for _, bound := range []connector.Bound{connector.After, connector.AtOrAfter} {
 			before := tab.Generated()
 			const page = 500
-			b, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: cols, OrderBy: order, Limit: page,
+			b, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: cols, OrderBy: order, Limit: page,
 				Where: connector.Keyset{Keys: order, Values: cursor, Bound: bound}}, page)
 			if err != nil {
 				t.Fatal(err)
@@ -253,8 +255,25 @@ func TestOktaSeeksTheUUIDOrder(t *testing.T) {
 			}
 		}
 	}
-	if _, err := tab.Answer(connector.Request{Table: "OktaSystemLogs", Columns: cols, Limit: 1,
+	if _, err := tab.Answer(context.Background(), connector.Request{Table: "OktaSystemLogs", Columns: cols, Limit: 1,
 		OrderBy: []connector.OrderKey{{Column: "uuid"}}}, 1); err == nil {
 		t.Fatal("ordered by uuid alone (not the position order): want an error")
+	}
+}
+
+// TestOktaAnswerStopsOnCancel: a request whose filter keeps almost nothing of 70 billion rows would generate
+// rows for as long as it runs; once its context is cancelled it stops within one chunk with ctx's error.
+func TestOktaAnswerStopsOnCancel(t *testing.T) {
+	tab := bigOkta(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	before := tab.Generated()
+	_, err := tab.Answer(ctx, connector.Request{Table: "OktaSystemLogs", Columns: keyCols, OrderBy: OktaKey, Limit: 10,
+		Where: connector.Compare{Column: "eventType", Op: "==", Value: column.Value{Type: column.String, Str: "no.such.event"}}}, 10)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v; want context.Canceled", err)
+	}
+	if cost := tab.Generated() - before; cost != 0 {
+		t.Errorf("generated %d rows after the cancel; want 0", cost)
 	}
 }

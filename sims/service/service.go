@@ -22,8 +22,10 @@ import (
 type Table interface {
 	Info() connector.TableInfo
 	// Answer returns up to max rows (max < 0: all) of the rows matching req.Where, in req.OrderBy, with one
-	// vector per req.Columns entry. Errors are *connector.InvalidRequestError.
-	Answer(req connector.Request, max int) (*column.Batch, error)
+	// vector per req.Columns entry. Errors are *connector.InvalidRequestError, or ctx's error: a table whose
+	// answer takes real work (a seek through a virtual table, a filter that keeps few rows) checks ctx as it
+	// goes, so a cancelled query stops inside a request.
+	Answer(ctx context.Context, req connector.Request, max int) (*column.Batch, error)
 }
 
 // Service is one simulated connector.
@@ -140,7 +142,7 @@ func (s *Service) Query(ctx context.Context, req connector.Request) (connector.P
 			want = caps.MaxRows + 1 // one past the cap tells "too large" from "exactly full"
 		}
 	}
-	b, err := t.Answer(req, want)
+	b, err := t.Answer(ctx, req, want)
 	if err != nil {
 		return connector.Page{}, err
 	}
