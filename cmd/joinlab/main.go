@@ -419,23 +419,22 @@ func parseKnobs(list []string) (map[string]float64, error) {
 }
 
 func writeTrace(path string, events []trace.Event) error {
-	f, err := os.Create(path)
+	f, err := createAtomic(path)
 	if err != nil {
 		return err
 	}
+	defer f.Abort()
 	w := bufio.NewWriter(f)
 	enc := json.NewEncoder(w)
 	for _, e := range events {
 		if err := enc.Encode(e); err != nil {
-			f.Close()
 			return err
 		}
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
 		return err
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 func writeStats(path string, st *query.Stats) error {
@@ -443,5 +442,13 @@ func writeStats(path string, st *query.Stats) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	f, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return f.Commit()
 }

@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 )
 
-// outputMode is the mode -o gives FILE (CreateTemp makes its file 0600, private until it is the answer).
+// outputMode is the mode a written file gets (CreateTemp makes its file 0600, private until it is the answer).
 const outputMode = 0o644
 
-// atomicFile is -o FILE: the results are written to a temporary file beside FILE (same folder, so the rename
-// cannot cross file systems), which Commit renames to FILE once the whole result is written and synced. A
-// failed or interrupted query therefore leaves FILE as it was, never a truncated result that looks complete;
-// only SIGKILL can leave the temporary .FILE.part-* behind, and its name says it is not an answer.
+// atomicFile is how the command writes a file (-o FILE, --stats, --trace): the content goes to a temporary
+// file beside FILE (same folder, so the rename cannot cross file systems), which Commit renames to FILE once
+// all of it is written and synced. A failed or interrupted write therefore leaves FILE as it was, never a
+// truncated file that looks complete; only SIGKILL can leave the temporary .FILE.part-* behind, and its name
+// says it is not an answer.
 type atomicFile struct {
 	path string
 	f    *os.File
@@ -45,7 +46,7 @@ func (a *atomicFile) Commit() error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("-o %s: %w", a.path, err)
+		return fmt.Errorf("write %s: %w", a.path, err)
 	}
 	return nil
 }
