@@ -8,7 +8,6 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/dynfilter"
-	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -17,26 +16,10 @@ import (
 // run's dynamic filter events.
 func oktaProbeRun(t *testing.T, strategy string) (count int64, requests, rows int, filters []trace.Event) {
 	t.Helper()
-	sc, err := Get("okta-crowdstrike-small")
-	if err != nil {
-		t.Fatal(err)
-	}
-	knobs, err := sc.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs, err := sc.Sources(benchSeed, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	q := fmt.Sprintf(`@OktaSystemLogs
 | join kind=inner hint.strategy=%s (@CrowdStrikeDetections | where severity >= 100) on $left.actor.alternateId == $right.user_name
 | count`, strategy)
-	rec := &trace.Recorder{}
-	p, err := query.Prepare(q, srcs, query.Options{MemoryBudget: sc.MemoryBudget, Trace: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, rec := prepareOn(t, "okta-crowdstrike-small", nil, q)
 	if _, err := p.Run(context.Background(), func(b *column.Batch) error { count += b.Cols[0].Value(0).Int; return nil }); err != nil {
 		t.Fatal(err)
 	}

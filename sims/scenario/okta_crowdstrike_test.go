@@ -18,23 +18,7 @@ import (
 //   - the first row within 2 s of virtual time;
 //   - memory held at most two responses' worth (the largest response the run received, twice).
 func TestOktaCrowdStrikeTake100Targets(t *testing.T) {
-	sc, err := Get("okta-crowdstrike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	knobs, err := sc.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs, err := sc.Sources(benchSeed, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &trace.Recorder{}
-	p, err := query.Prepare(oktaCrowdStrikeTake100(""), srcs, query.Options{MemoryBudget: sc.MemoryBudget, Trace: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, rec := prepareOn(t, "okta-crowdstrike", nil, oktaCrowdStrikeTake100(""))
 	rows := 0
 	st, err := p.Run(context.Background(), func(b *column.Batch) error { rows += b.N; return nil })
 	if err != nil {
@@ -61,4 +45,31 @@ func TestOktaCrowdStrikeTake100Targets(t *testing.T) {
 	}
 	t.Logf("%d requests %v, %d bytes shipped, first row at %.0f virtual ms, done at %.0f, peak memory %d bytes (largest response %d)",
 		st.Requests, st.RequestsBySource, st.BytesShipped, st.VirtualFirstRow, st.VirtualTotal, st.MemoryPeak, largest)
+}
+
+// prepareOn prepares text ("" for the scenario's own query) over scenario name's sources at benchSeed, with the
+// knobs in set (nil: the defaults) and the scenario's memory budget, tracing into the recorder it returns.
+func prepareOn(t testing.TB, name string, set map[string]float64, text string) (*query.Prepared, *trace.Recorder) {
+	t.Helper()
+	sc, err := Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	knobs, err := sc.Resolve(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := sc.Sources(benchSeed, knobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text == "" {
+		text = sc.Query
+	}
+	rec := &trace.Recorder{}
+	p, err := query.Prepare(text, srcs, query.Options{MemoryBudget: sc.MemoryBudget, Trace: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, rec
 }

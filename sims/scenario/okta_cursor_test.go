@@ -6,7 +6,6 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/plan"
-	"github.com/joinlab/joinlab/engine/query"
 )
 
 // oktaCursorQuery is the scenario's query sorted by two columns: the paged join's cursor is then
@@ -26,22 +25,7 @@ func TestOktaTwoColumnSortFirstRow(t *testing.T) {
 		maxFirstRowMs = 1500
 		maxRequests   = 4
 	)
-	sc, err := Get("okta-crowdstrike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	knobs, err := sc.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs, err := sc.Sources(1, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := query.Prepare(oktaCursorQuery, srcs, query.Options{MemoryBudget: sc.MemoryBudget})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := prepareOn(t, "okta-crowdstrike", nil, oktaCursorQuery)
 	var rows [][2]column.Value
 	st, err := p.Run(context.Background(), func(b *column.Batch) error {
 		for i := 0; i < b.N; i++ {

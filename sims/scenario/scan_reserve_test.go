@@ -7,31 +7,13 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/plan"
-	"github.com/joinlab/joinlab/engine/query"
-	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // TestOktaCrowdStrikeTightQueryCap: with CrowdStrike's query text capped at 600 bytes, the scenario's own query
 // (the detections' `severity >= 70` pushed into their connector) still runs the paged join to its 100 rows, and
 // every request sent fits its connector's cap. A fixed 512-byte cursor reserve refused the condition here.
 func TestOktaCrowdStrikeTightQueryCap(t *testing.T) {
-	sc, err := Get("okta-crowdstrike")
-	if err != nil {
-		t.Fatal(err)
-	}
-	knobs, err := sc.Resolve(map[string]float64{"crowdstrike_max_query_bytes": 600})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs, err := sc.Sources(benchSeed, knobs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &trace.Recorder{}
-	p, err := query.Prepare(sc.Query, srcs, query.Options{MemoryBudget: sc.MemoryBudget, Trace: rec})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, rec := prepareOn(t, "okta-crowdstrike", map[string]float64{"crowdstrike_max_query_bytes": 600}, "")
 	rows := 0
 	st, err := p.Run(context.Background(), func(b *column.Batch) error { rows += b.N; return nil })
 	if err != nil {
