@@ -96,8 +96,7 @@ func behindProfiles(ctx context.Context, sources map[string]source.Source, specs
 		if err != nil {
 			return fmt.Errorf("--profile %s: %w", name, err)
 		}
-		served, err := connector.NewSource(name, svc, mem.Info(), connector.Options{Clock: clk, Seed: seed,
-			Retry: connector.RetryPolicy{Deadline: p.Deadline}})
+		served, err := svc.Source(name, mem.Info(), seed)
 		if err != nil {
 			return fmt.Errorf("--profile %s: %w", name, err)
 		}

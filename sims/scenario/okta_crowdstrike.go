@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/sims/clock"
 	"github.com/joinlab/joinlab/sims/dataset"
@@ -92,8 +91,7 @@ func oktaCrowdStrikeSources(oktaProfile string, seed uint64, k map[string]float6
 			return nil, err
 		}
 		info := s.table.Info()
-		src, err := connector.NewSource(info.Name, svc, info, connector.Options{Clock: clk, Seed: seed,
-			Retry: connector.RetryPolicy{Deadline: prof.Deadline}})
+		src, err := svc.Source(info.Name, info, seed)
 		if err != nil {
 			return nil, fmt.Errorf("okta-crowdstrike: %w", err)
 		}

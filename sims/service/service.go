@@ -41,6 +41,15 @@ type Service struct {
 	stats  Stats
 }
 
+// Source serves the service's table info as the engine's source name: its requests timed on the service's
+// clock, with seed seeding the retries' jitter, and the query stopped at the profile's deadline in virtual
+// time. Scenarios, the command line and the walkthroughs all build their connector sources here, so every one
+// keeps its profile's deadline.
+func (s *Service) Source(name string, info connector.TableInfo, seed uint64) (*connector.Source, error) {
+	return connector.NewSource(name, s, info, connector.Options{Clock: s.clock, Seed: seed,
+		Retry: connector.RetryPolicy{Deadline: s.prof.Deadline}})
+}
+
 // Stats count what the service did.
 type Stats struct {
 	Requests, Throttled, Faults, Truncated int

@@ -231,8 +231,7 @@ func (s *InlineSource) open(name string, clk **clock.Virtual) (source.Source, er
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", name, err)
 	}
-	return connector.NewSource(name, svc, info, connector.Options{Clock: *clk, Seed: 1,
-		Retry: connector.RetryPolicy{Deadline: prof.Deadline}})
+	return svc.Source(name, info, 1)
 }
 
 // normalise passes v through JSON, so the engine's int64s and the file's numbers compare alike.
