@@ -31,36 +31,40 @@ func NewCollector(limit int) *Collector {
 	return &Collector{limit: limit, seen: map[string]struct{}{}}
 }
 
-// Add takes the keys of the first n rows of v.
+// Add takes the keys of the first n rows of v. A repeated key costs one map look-up: the bounds move only for
+// a key not seen before, or for every key once the collector is over its limit and keeps no set.
 func (c *Collector) Add(v *column.Vector, n int) {
 	for i := 0; i < n; i++ {
 		if v.IsNull(i) {
 			continue
 		}
-		x := v.Value(i)
-		if !c.any {
-			c.lo, c.hi, c.any = x, x, true
-		} else {
-			if cmp, ok := expr.Compare(x, c.lo); ok && cmp < 0 {
-				c.lo = x
+		if !c.over {
+			c.buf = column.AppendKey(c.buf[:0], v, i)
+			if _, dup := c.seen[string(c.buf)]; dup {
+				continue
 			}
-			if cmp, ok := expr.Compare(x, c.hi); ok && cmp > 0 {
-				c.hi = x
+			if len(c.keys) == c.limit {
+				c.over, c.seen, c.keys = true, nil, nil
+			} else {
+				c.seen[string(c.buf)] = struct{}{}
+				c.keys = append(c.keys, v.Value(i))
 			}
 		}
-		if c.over {
-			continue
-		}
-		c.buf = column.AppendKey(c.buf[:0], v, i)
-		if _, dup := c.seen[string(c.buf)]; dup {
-			continue
-		}
-		if len(c.keys) == c.limit {
-			c.over, c.seen, c.keys = true, nil, nil
-			continue
-		}
-		c.seen[string(c.buf)] = struct{}{}
-		c.keys = append(c.keys, x)
+		c.widen(v.Value(i))
+	}
+}
+
+// widen moves the bounds to take x in.
+func (c *Collector) widen(x column.Value) {
+	if !c.any {
+		c.lo, c.hi, c.any = x, x, true
+		return
+	}
+	if cmp, ok := expr.Compare(x, c.lo); ok && cmp < 0 {
+		c.lo = x
+	}
+	if cmp, ok := expr.Compare(x, c.hi); ok && cmp > 0 {
+		c.hi = x
 	}
 }
 

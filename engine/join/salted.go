@@ -108,7 +108,7 @@ const (
 )
 
 // The rule for W, the number of workers (and the salt range): one worker per rowsPerWorker input rows, rounded
-// up to a power of two and kept within [minWorkers, maxWorkers]; then halved while the copies the expansion
+// up to a power of two and kept within [minWorkers, MaxWorkers]; then halved while the copies the expansion
 // makes would add more than maxExpansion of the inputs' rows.
 const (
 	// rowsPerWorker is the share of the input that makes a worker worth having: four source batches, enough
@@ -117,20 +117,20 @@ const (
 	// minWorkers is the smallest shuffle: with fewer workers a heavy key has nowhere to be spread to, and the
 	// playground's worker view needs something to show even for a handful of rows.
 	minWorkers = 4
-	// maxWorkers bounds the salt range. The expanded side's heavy rows are copied W times, and the doc's
+	// MaxWorkers bounds the salt range. The expanded side's heavy rows are copied W times, and the doc's
 	// warning is that a width in the hundreds costs more than the imbalance it cures.
-	maxWorkers = 64
+	MaxWorkers = 64
 	// maxExpansion caps the expansion's copies at half the inputs' rows: beyond that, the bytes moved grow
 	// more than a balanced shuffle saves on a skewed one.
 	maxExpansion = 0.5
 )
 
 // WorkersFor is the W rule's first step for rows input rows: one worker per rowsPerWorker rows, a power of two
-// within [minWorkers, maxWorkers]. The salted join then halves it while its copies cost too much; the shuffle
+// within [minWorkers, MaxWorkers]. The salted join then halves it while its copies cost too much; the shuffle
 // and broadcast joins use it as it is.
 func WorkersFor(rows int64) int {
 	w := minWorkers
-	for w < maxWorkers && int64(w)*rowsPerWorker < rows {
+	for w < MaxWorkers && int64(w)*rowsPerWorker < rows {
 		w *= 2
 	}
 	return w

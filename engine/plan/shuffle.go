@@ -19,9 +19,9 @@ const StrategyShuffle Strategy = "shuffle"
 const (
 	shuffleParamKey        = "hint.shufflekey"
 	shuffleParamPartitions = "hint.num_partitions"
-	// shuffleMaxPartitions bounds hint.num_partitions: the salted join's widest shuffle (maxWorkers in
-	// engine/join/salted.go), past which the playground's worker view and the per-worker tables stop helping.
-	shuffleMaxPartitions = 64
+	// shuffleMaxPartitions bounds hint.num_partitions: the salted join's widest shuffle, whose workers the
+	// shuffle runs on.
+	shuffleMaxPartitions = join.MaxWorkers
 )
 
 func init() {
