@@ -37,6 +37,16 @@ type parsed struct {
 	err     error
 }
 
+// stop reads no more chunks and closes the file, once: at the end, on an error, and when ctx is done, so a
+// cancelled scan holds no descriptor.
+func (it *fileScan) stop() {
+	it.done = true
+	if it.f != nil {
+		it.f.Close()
+		it.f = nil
+	}
+}
+
 func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 	for {
 		if len(it.ready) > 0 {
@@ -45,6 +55,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			return b, nil
 		}
 		if err := ctx.Err(); err != nil {
+			it.stop()
 			return nil, err
 		}
 		if it.c == nil && !it.done {
@@ -57,8 +68,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 		for !it.done && len(it.pending) < workers(it.opts) {
 			ch, err := it.c.next()
 			if err != nil {
-				it.done = true
-				it.f.Close()
+				it.stop()
 				if !errors.Is(err, io.EOF) {
 					it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.path, err)
 				}
@@ -84,15 +94,13 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 		select {
 		case r = <-it.pending[0]:
 		case <-ctx.Done():
+			it.stop()
 			return nil, ctx.Err()
 		}
 		it.pending = it.pending[1:]
 		if r.err != nil {
 			it.pending = nil // their answers go to buffered channels nobody reads
-			if !it.done {
-				it.done = true
-				it.f.Close()
-			}
+			it.stop()
 			it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.path, r.err)
 			return nil, it.readErr
 		}

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -102,5 +103,33 @@ func TestJSONLFileChangedFailsTheScan(t *testing.T) {
 		if b == nil {
 			t.Fatal("the scan of a changed file ended without an error")
 		}
+	}
+}
+
+// TestCancelledFileScanClosesItsFile: a scan stopped by its context gives ctx's error and holds no descriptor.
+func TestCancelledFileScanClosesItsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Repeat(`{"a":1}`+"\n", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := OpenWith("T", path, Options{ChunkBytes: 64, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := src.Scan(context.Background(), src.Schema(nil))
+	if b, err := it.Next(context.Background()); err != nil || b == nil {
+		t.Fatalf("first batch: %v, %v", b, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := it.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Next after the cancel: %v; want context.Canceled", err)
+	}
+	fs, ok := it.(*fileScan)
+	if !ok {
+		t.Fatalf("the scan is a %T, not a file scan", it)
+	}
+	if fs.f != nil {
+		t.Error("the cancelled scan still holds its file open")
 	}
 }
