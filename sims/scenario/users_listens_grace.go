@@ -11,7 +11,7 @@ import (
 // upper join partitions the lower one's output as it streams out. The hot_share knob gives user 0 a share of
 // the listens: a hot key on the probe side, which each pair streams past the Users rows it builds (one a
 // user), so it costs a larger probe partition and never the hot-key path. That path needs a key hot on the
-// side a pair builds, its smaller one, so on both sides of the join (see docs/grace.md).
+// side a pair builds, its smaller one, so on both sides of the join: listens-follows-grace has one.
 func init() {
 	Register(&Scenario{
 		Name:  "users-listens-grace",
@@ -24,7 +24,7 @@ func init() {
 			{Name: "users", Help: "users of the service", Default: 20000, Min: 1, Max: 5_000_000},
 			{Name: "songs", Help: "songs in the catalogue", Default: 30000, Min: 1, Max: 5_000_000},
 			{Name: "listens", Help: "plays (rows of Listens)", Default: 200000, Min: 0, Max: 50_000_000},
-			{Name: "hot_share", Help: "fraction of plays by user 0 (a hot key on the probe side)", Default: 0, Min: 0, Max: 1},
+			{Name: "hot_share", Help: "fraction of plays by user 0 (hot on the probe side only; listens-follows-grace has a key hot on both)", Default: 0, Min: 0, Max: 1},
 		},
 		Sources: func(seed uint64, knobs map[string]float64) (map[string]source.Source, error) {
 			ds, err := music.Generate(seed, music.Config{Users: int(knobs["users"]), Songs: int(knobs["songs"]),
