@@ -211,7 +211,9 @@ func (n *sortNode) physical() string {
 	return "sort by " + n.text
 }
 func (n *sortNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewSort(c[0], n.keys, n.limit, env.Budget), nil
+	s := exec.NewSort(c[0], n.keys, n.limit, env.Budget)
+	s.ReportTo(env.Details)
+	return s, nil
 }
 
 // takeNode keeps the first n rows.
