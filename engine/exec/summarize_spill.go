@@ -154,7 +154,7 @@ func (sp *aggSpill) newPartial(n int) []*column.Vector {
 }
 
 // flush writes the in-memory groups (their keys, first input rows and states) as partial rows.
-func (sp *aggSpill) flush(keyCols []*column.Vector, firsts []int64, states [][]aggState) error {
+func (sp *aggSpill) flush(keyCols []*column.Vector, firsts []int64) error {
 	cols := sp.newPartial(len(firsts))
 	k := len(sp.s.keys)
 	n := 0
@@ -165,8 +165,8 @@ func (sp *aggSpill) flush(keyCols []*column.Vector, firsts []int64, states [][]a
 		for i, a := range sp.s.aggs {
 			var vs []string
 			if a.Func == "dcount" {
-				vs = make([]string, 0, len(states[g][i].seen))
-				for v := range states[g][i].seen {
+				vs = make([]string, 0, len(sp.s.states[i].seen[g]))
+				for v := range sp.s.states[i].seen[g] {
 					vs = append(vs, v)
 				}
 				slices.Sort(vs)
@@ -181,7 +181,7 @@ func (sp *aggSpill) flush(keyCols []*column.Vector, firsts []int64, states [][]a
 			cols[k].AppendInt(firsts[g])
 			c := k + 1
 			for i, a := range sp.s.aggs {
-				st := &states[g][i]
+				st := sp.s.states[i]
 				switch {
 				case a.Func == "dcount":
 					if j < len(seen[i]) {
@@ -190,17 +190,17 @@ func (sp *aggSpill) flush(keyCols []*column.Vector, firsts []int64, states [][]a
 						cols[c].AppendNull()
 					}
 				case a.Func == "count":
-					cols[c].AppendInt(st.n * boolInt(j == 0))
+					cols[c].AppendInt(st.n[g] * boolInt(j == 0))
 				case a.Func == "avg":
-					if j == 0 && st.n > 0 {
-						cols[c].AppendReal(st.f)
-						cols[c+1].AppendInt(st.n)
+					if j == 0 && st.n[g] > 0 {
+						cols[c].AppendReal(st.f[g])
+						cols[c+1].AppendInt(st.n[g])
 					} else {
 						cols[c].AppendNull()
 						cols[c+1].AppendInt(0)
 					}
 				case j == 0:
-					cols[c].AppendValue(result(st, a))
+					cols[c].AppendValue(st.result(g))
 				default:
 					cols[c].AppendNull()
 				}
@@ -212,62 +212,80 @@ func (sp *aggSpill) flush(keyCols []*column.Vector, firsts []int64, states [][]a
 	return sp.write(column.NewBatch(cols, n))
 }
 
-// raw writes rows lo… of input batch b (key values kv, aggregate arguments av, the first at input row first)
-// as partial rows of one row each. Row lo keeps only aggregates from, when the earlier ones already took it.
-func (sp *aggSpill) raw(kv, av []*column.Vector, b *column.Batch, lo, from int, first int64) error {
-	cols := sp.newPartial(b.N - lo)
+// raw writes the rows of input batch b (key values kv, aggregate arguments av; row 0 is input row first) as
+// partial rows of one row each. skip(j, a) says aggregate a already took row j (nil: none did); a row before
+// lo that every aggregate took is left out, since its group, in memory, was flushed with it.
+func (sp *aggSpill) raw(kv, av []*column.Vector, b *column.Batch, first int64, lo int, skip func(j, a int) bool) error {
+	cols := sp.newPartial(b.N)
 	k := len(sp.s.keys)
-	for r := lo; r < b.N; r++ {
+	n := 0
+	for r := range b.N {
+		if r < lo && skip != nil && sp.takenByAll(r, skip) {
+			continue
+		}
 		for c := range k {
 			cols[c].AppendFrom(kv[c], r)
 		}
-		cols[k].AppendInt(first + int64(r-lo))
+		cols[k].AppendInt(first + int64(r))
 		c := k + 1
 		for i, a := range sp.s.aggs {
-			skip := r == lo && i < from
-			v := av[i]
-			switch a.Func {
-			case "count":
-				cols[c].AppendInt(boolInt(!skip))
-			case "avg", "sum":
-				x, ok := column.Value{}, false
-				if !skip && !v.IsNull(r) {
-					x, ok = v.Value(r), true
-					if x.Type == column.Dynamic {
-						n, num := expr.Numeric(x)
-						x, ok = column.Value{Type: column.Real, Real: n.Float()}, num
-					}
-				}
-				switch {
-				case !ok:
-					cols[c].AppendNull()
-				case a.Func == "avg":
-					cols[c].AppendReal(x.Float())
-				case a.Type == column.Real:
-					cols[c].AppendReal(x.Float())
-				default:
-					cols[c].AppendInt(x.Int)
-				}
-				if a.Func == "avg" {
-					cols[c+1].AppendInt(boolInt(ok))
-				}
-			case "dcount":
-				if skip || v.IsNull(r) {
-					cols[c].AppendNull()
-				} else {
-					cols[c].AppendString(string(column.AppendKey(nil, v, r)))
-				}
-			default:
-				if skip {
-					cols[c].AppendNull()
-				} else {
-					cols[c].AppendFrom(v, r)
-				}
-			}
+			sp.rawPartial(cols[c:], a, av[i], r, skip != nil && skip(r, i))
 			c += len(partialFields(a))
 		}
+		n++
 	}
-	return sp.write(column.NewBatch(cols, b.N-lo))
+	return sp.write(column.NewBatch(cols, n))
+}
+
+// takenByAll reports whether every aggregate took row r.
+func (sp *aggSpill) takenByAll(r int, skip func(j, a int) bool) bool {
+	for i := range sp.s.aggs {
+		if !skip(r, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// rawPartial appends aggregate a's partial state of row r of its argument v to cols (neutral when skipped: a
+// zero count, null values).
+func (sp *aggSpill) rawPartial(cols []*column.Vector, a Agg, v *column.Vector, r int, skipped bool) {
+	switch a.Func {
+	case "count":
+		cols[0].AppendInt(boolInt(!skipped))
+	case "avg", "sum":
+		x, ok := column.Value{}, false
+		if !skipped && !v.IsNull(r) {
+			x, ok = v.Value(r), true
+			if x.Type == column.Dynamic {
+				n, num := expr.Numeric(x)
+				x, ok = column.Value{Type: column.Real, Real: n.Float()}, num
+			}
+		}
+		switch {
+		case !ok:
+			cols[0].AppendNull()
+		case a.Func == "avg" || a.Type == column.Real:
+			cols[0].AppendReal(x.Float())
+		default:
+			cols[0].AppendInt(x.Int)
+		}
+		if a.Func == "avg" {
+			cols[1].AppendInt(boolInt(ok))
+		}
+	case "dcount":
+		if skipped || v.IsNull(r) {
+			cols[0].AppendNull()
+		} else {
+			cols[0].AppendString(string(column.AppendKey(nil, v, r)))
+		}
+	default:
+		if skipped {
+			cols[0].AppendNull()
+		} else {
+			cols[0].AppendFrom(v, r)
+		}
+	}
 }
 
 // finish closes the partitions, finishes each one's groups into a run ordered by first input row, and returns
