@@ -3,6 +3,7 @@ package exec
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // SortKey is one key of a sort: an expression, its direction, and where nulls go.
@@ -23,16 +25,22 @@ type SortKey struct {
 // batches. With a limit it is top: it keeps only the first Limit rows of the order, compacting as it reads
 // (see topCompactRows); a top with one key can also publish its cut to an operator below it, which then skips
 // rows that cannot enter (ShareBound, TopBound). Cost without a limit: O(n log n) compares, memory of the
-// whole input.
+// whole input — or, when that outgrows the budget, of a few pages: the sort spills sorted runs and merges them
+// (sort_spill.go).
 type Sort struct {
 	in     Operator
 	keys   []SortKey
 	limit  int64 // < 0: no limit
 	budget *memory.Budget
 
-	out  *column.Batch
-	pos  int
-	held int64
+	loaded bool
+	out    *column.Batch
+	pos    int
+	held   int64
+	// spilled is the state of a sort that outgrew the budget, and merge the merge its output comes from.
+	spilled *sortSpill
+	merge   *merge
+	details *trace.Details
 	// cut holds, once a top has compacted to a full Limit rows, the key values of its last kept row: a later
 	// row that does not sort strictly before it can never enter the top (on a tie the earlier row wins), so
 	// it is dropped on arrival without being copied.
@@ -56,15 +64,28 @@ func (s *Sort) ShareBound(b *TopBound) bool {
 	return true
 }
 
+// ReportTo makes the sort add its spill figures (sort_spills, sort_merge_passes, sort_pages_written,
+// sort_pages_read) to d when it spills.
+func (s *Sort) ReportTo(d *trace.Details) { s.details = d }
+
 func (s *Sort) Schema() column.Schema { return s.in.Schema() }
 
 func (s *Sort) Next(ctx context.Context) (*column.Batch, error) {
-	if s.out == nil {
+	if !s.loaded {
+		s.loaded = true
 		if err := s.load(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if s.pos >= s.out.N {
+	if s.merge != nil {
+		b, err := s.merge.next(ctx, s.in.Schema())
+		if b == nil && err == nil {
+			s.merge = nil
+			err = s.endSpill()
+		}
+		return b, err
+	}
+	if s.out == nil || s.pos >= s.out.N {
 		s.budget.Shrink(s.held)
 		s.held = 0
 		return nil, nil
@@ -88,7 +109,23 @@ func (s *Sort) load(ctx context.Context) error {
 		}
 		n := b.Bytes()
 		if err := s.budget.Grow("sort", n); err != nil {
-			return err
+			if !errors.As(err, new(*memory.ExceededError)) {
+				return err
+			}
+			// Over the budget: what is held, and this batch, become a sorted run on the spill store.
+			if s.spilled == nil {
+				if s.spilled, err = newSortSpill(ctx, s.in.Schema(), s.budget); err != nil {
+					return err
+				}
+			}
+			t.Append(b)
+			if err := s.spill(t); err != nil {
+				return err
+			}
+			s.budget.Shrink(s.held)
+			s.held = 0
+			t = column.NewTable(s.in.Schema())
+			return nil
 		}
 		s.held += n
 		t.Append(b)
@@ -99,6 +136,9 @@ func (s *Sort) load(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	if s.spilled != nil {
+		return s.finishSpill(ctx, t)
 	}
 	s.out = s.sorted(t.Batch())
 	return nil

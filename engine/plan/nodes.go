@@ -172,7 +172,9 @@ func (n *summarizeNode) rows() float64 {
 func (n *summarizeNode) logical() string  { return "summarize " + n.text }
 func (n *summarizeNode) physical() string { return "hash aggregate " + n.text }
 func (n *summarizeNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewSummarize(c[0], n.schema, n.keys, n.aggs, env.Budget), nil
+	s := exec.NewSummarize(c[0], n.schema, n.keys, n.aggs, env.Budget)
+	s.ReportTo(env.Details)
+	return s, nil
 }
 
 // sortNode sorts, or keeps the top rows when limit >= 0.
@@ -211,7 +213,9 @@ func (n *sortNode) physical() string {
 	return "sort by " + n.text
 }
 func (n *sortNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewSort(c[0], n.keys, n.limit, env.Budget), nil
+	s := exec.NewSort(c[0], n.keys, n.limit, env.Budget)
+	s.ReportTo(env.Details)
+	return s, nil
 }
 
 // takeNode keeps the first n rows.

@@ -64,8 +64,11 @@ type Workload struct {
 	SQL string
 }
 
-// Workloads are the five joins of issue 12, in its order.
-var Workloads = []Workload{
+// Workloads are the five joins of issue 12, in its order, then the wide suite (wide.go).
+var Workloads = append(issue12Workloads, wideWorkloads...)
+
+// issue12Workloads are the five joins of the browser benchmark's first page.
+var issue12Workloads = []Workload{
 	{Name: "a", Title: "1M ⋈ 5M, int64 keys, count and sums", Data: "int",
 		KQL: `@B | join kind=inner hint.strategy=hash (@P) on k | summarize n=count(), s1=sum(v), s2=sum(w)`,
 		SQL: `SELECT count(*)::VARCHAR, sum(b.v)::VARCHAR, sum(p.w)::VARCHAR FROM b JOIN p ON b.k = p.k`},
@@ -166,7 +169,8 @@ func Generate(name string, scale int) (*Data, error) {
 			`CREATE OR REPLACE TABLE b AS SELECT ` + bSQL + ` FROM ` + sizes,
 			`CREATE OR REPLACE TABLE p AS SELECT ` + pSQL + ` FROM ` + psizes,
 		}
-	case "str":
+	case "str", "s31", "s58":
+		sk := stringKeys[name]
 		b, p := ints("k", "v"), ints("k", "w", "ts")
 		fill(b, nb, build)
 		fill(p, np, probe)
@@ -176,17 +180,17 @@ func Generate(name string, scale int) (*Data, error) {
 			strs := make([]string, t.N)
 			buf := make([]byte, 0, 16)
 			for i, x := range k.Ints {
-				strs[i] = string(strKey(buf, x))
+				strs[i] = sk.prefix + string(strKey(buf, x)[len("key-"):]) + sk.suffix
 			}
 			t.Cols[0] = &column.Vector{Type: column.String, Strs: strs}
 			t.Cols[0].SetLen(t.N)
 		}
 		d.Sources["B"], d.Sources["P"] = source.FromTable("B", b), source.FromTable("P", p)
 		d.Rows = nb + np
-		key := `'key-' || lpad(k::VARCHAR, 12, '0') AS k`
+		key := fmt.Sprintf(`'%s' || lpad(k::VARCHAR, 12, '0') || '%s' AS k`, sk.prefix, sk.suffix)
 		d.SQL = []string{
-			`CREATE OR REPLACE TABLE bs AS SELECT ` + key + `, v FROM (SELECT ` + bSQL + ` FROM ` + sizes + `)`,
-			`CREATE OR REPLACE TABLE ps AS SELECT ` + key + `, w, ts FROM (SELECT ` + pSQL + ` FROM ` + psizes + `)`,
+			`CREATE OR REPLACE TABLE ` + sk.build + ` AS SELECT ` + key + `, v FROM (SELECT ` + bSQL + ` FROM ` + sizes + `)`,
+			`CREATE OR REPLACE TABLE ` + sk.probe + ` AS SELECT ` + key + `, w, ts FROM (SELECT ` + pSQL + ` FROM ` + psizes + `)`,
 		}
 	case "skew":
 		b, p := ints("k", "v"), ints("k", "w")
@@ -231,10 +235,20 @@ func Generate(name string, scale int) (*Data, error) {
 				`FROM (SELECT i, (jl_mix(10, i) %% %d)::BIGINT AS start FROM range(%d) t(i))`, nd, stateMaxLen, timeSpan, n),
 		}
 	default:
-		return nil, fmt.Errorf("bench: no dataset %q", name)
+		if err := generateWide(name, scale, d); err != nil {
+			return nil, err
+		}
 	}
 	d.SQL = append(append([]string{}, mixSQL...), d.SQL...)
 	return d, nil
+}
+
+// stringKeys are the string datasets: issue 12's int keys written between a prefix and a suffix (12 digits
+// between them), and the DuckDB tables that hold them.
+var stringKeys = map[string]struct{ prefix, suffix, build, probe string }{
+	"str": {"key-", "", "bs", "ps"},                                             // 16 bytes
+	"s31": {"tenant-0042/user-", "/p", "b31", "p31"},                            // 31 bytes
+	"s58": {"organisation-0042/region-eu-west/user-", "/profile", "b58", "p58"}, // 58 bytes
 }
 
 // strKey writes x as a 16-byte key, "key-" and 12 digits, like the SQL's 'key-' || lpad(k, 12, '0').

@@ -51,6 +51,9 @@ func cols(t *testing.T, s source.Source) *column.Table {
 }
 
 func bruteDigest(t *testing.T, name string, d *Data) Digest {
+	if w, _ := Find(name); w.Data == "wide" {
+		return bruteWide(t, name, d)
+	}
 	var n, s1, s2 int64
 	switch name {
 	case "d":
@@ -112,15 +115,11 @@ func TestStrKey(t *testing.T) {
 	}
 }
 
-// BenchmarkWorkloads runs every workload at full size, for profiling (natively with -cpuprofile, under
+// BenchmarkWorkloads runs every workload (issue 12's and the wide suite) at full size, for profiling (natively with -cpuprofile, under
 // js/wasm with node --cpu-prof); the data is generated once per dataset, outside the timer.
 func BenchmarkWorkloads(b *testing.B) {
-	for _, name := range []string{"a", "b", "c", "d", "e"} {
-		w, err := Find(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, w := range Workloads {
+		b.Run(w.Name, func(b *testing.B) {
 			d, err := Generate(w.Data, 1)
 			if err != nil {
 				b.Fatal(err)

@@ -1,0 +1,57 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// BenchmarkSummarize groups 1M rows by a long key (1,000 and 100,000 groups) and by a string key, with
+// count, sum, avg, min and max: go test -bench Summarize -run '^$' ./engine/exec.
+func BenchmarkSummarize(b *testing.B) {
+	const n = 1 << 20
+	rng := rand.New(rand.NewSource(1))
+	for _, c := range []struct {
+		name   string
+		groups int
+		str    bool
+	}{{"long-1k", 1000, false}, {"long-100k", 100_000, false}, {"string-1k", 1000, true}} {
+		schema := column.Schema{{Name: "k", Type: column.Long}, {Name: "x", Type: column.Long}, {Name: "r", Type: column.Real}}
+		if c.str {
+			schema[0].Type = column.String
+		}
+		t := column.NewTable(schema)
+		cols := []*column.Vector{column.NewVector(schema[0].Type, n), column.NewVector(column.Long, n), column.NewVector(column.Real, n)}
+		for range n {
+			g := rng.Intn(c.groups)
+			if c.str {
+				cols[0].AppendString(fmt.Sprintf("user-%08d", g))
+			} else {
+				cols[0].AppendInt(int64(g) * 7919)
+			}
+			cols[1].AppendInt(int64(rng.Intn(1000)))
+			cols[2].AppendReal(rng.Float64())
+		}
+		t.Append(column.NewBatch(cols, n))
+		keys := []expr.Expr{ref(0, schema[0].Type)}
+		aggs := []Agg{{Func: "count", Type: column.Long}, {Func: "sum", Arg: ref(1, column.Long), Type: column.Long},
+			{Func: "avg", Arg: ref(2, column.Real), Type: column.Real}, {Func: "min", Arg: ref(1, column.Long), Type: column.Long},
+			{Func: "max", Arg: ref(2, column.Real), Type: column.Real}}
+		out := column.Schema{schema[0], {Name: "n", Type: column.Long}, {Name: "s", Type: column.Long},
+			{Name: "a", Type: column.Real}, {Name: "mn", Type: column.Long}, {Name: "mx", Type: column.Real}}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(n) * 24)
+			for b.Loop() {
+				s := NewSummarize(&batches{t: t, size: 1024}, out, keys, aggs, memory.NewBudget(0))
+				if err := Drain(context.Background(), s, func(*column.Batch) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,196 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// groupTable numbers a summarize's groups 0, 1, 2… in order of first appearance and keeps each group's key
+// values. One key of long, datetime or timespan is looked up as the int64 itself, in an open-addressing table
+// (intGroups); any other key, or several, as the concatenation of the columns' key encodings
+// (column.AppendKey) in a map. Every group's key and table share is grown on the budget before the group
+// exists, and so is each resize of the int table.
+type groupTable struct {
+	budget   *memory.Budget
+	perGroup int64 // a group's share of the table and its aggregates' states, beyond its key
+	held     int64
+	keyCols  []*column.Vector
+	n        int
+	ints     *intGroups       // one int key
+	nullID   int32            // the null int key's group, -1 before it appears
+	strs     map[string]int32 // any other key
+	buf      []byte
+	created  []int32 // rows of the last assign that made a group, in order
+}
+
+func newGroupTable(keys []expr.Expr, aggs int, budget *memory.Budget) *groupTable {
+	t := &groupTable{budget: budget, perGroup: groupBytes * int64(aggs+1), nullID: -1}
+	for _, k := range keys {
+		t.keyCols = append(t.keyCols, column.NewVector(k.Type(), 0))
+	}
+	if len(keys) == 1 && isIntKey(keys[0].Type()) {
+		t.ints = &intGroups{}
+	} else {
+		t.strs = map[string]int32{}
+	}
+	return t
+}
+
+func isIntKey(t column.Type) bool {
+	return t == column.Long || t == column.DateTime || t == column.Timespan
+}
+
+// groups is how many groups exist.
+func (t *groupTable) groups() int { return t.n }
+
+// assign sets gids[r] to the group of each of the n rows with key values kv, making groups for new keys. If
+// the budget refuses a group it stops there: rows before m have their groups, and err is the budget's.
+func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error) {
+	gids = slices.Grow(gids[:0], n)[:n]
+	t.created = t.created[:0]
+	if t.ints != nil {
+		k := kv[0]
+		for r := range n {
+			if k.Nulls != nil && k.Nulls.Get(r) {
+				if t.nullID < 0 {
+					if err := t.grow(8); err != nil {
+						return gids, r, err
+					}
+					t.nullID = t.create(kv, r)
+				}
+				gids[r] = t.nullID
+				continue
+			}
+			x := k.Ints[r]
+			slot, id := t.ints.find(x)
+			if id < 0 {
+				if t.ints.full() {
+					if err := t.resize(); err != nil {
+						return gids, r, err
+					}
+					slot, _ = t.ints.find(x)
+				}
+				if err := t.grow(8); err != nil {
+					return gids, r, err
+				}
+				id = t.create(kv, r)
+				t.ints.put(slot, x, id)
+			}
+			gids[r] = id
+		}
+		return gids, n, nil
+	}
+	for r := range n {
+		t.buf = t.buf[:0]
+		for _, v := range kv {
+			t.buf = column.AppendKey(t.buf, v, r)
+		}
+		id, ok := t.strs[string(t.buf)]
+		if !ok {
+			if err := t.grow(int64(len(t.buf))); err != nil {
+				return gids, r, err
+			}
+			id = t.create(kv, r)
+			t.strs[string(t.buf)] = id
+		}
+		gids[r] = id
+	}
+	return gids, n, nil
+}
+
+// grow reserves a new group of a key of keyBytes.
+func (t *groupTable) grow(keyBytes int64) error {
+	n := keyBytes + t.perGroup
+	if err := t.budget.Grow("summarize", n); err != nil {
+		return err
+	}
+	t.held += n
+	return nil
+}
+
+// resize doubles the int table, growing the budget by the new slots first.
+func (t *groupTable) resize() error {
+	old := t.ints.bytes()
+	next := t.ints.doubled()
+	if err := t.budget.Grow("summarize", next.bytes()); err != nil {
+		return err
+	}
+	t.budget.Shrink(old)
+	t.held += next.bytes() - old
+	t.ints = next
+	return nil
+}
+
+// create makes the next group from row r's key.
+func (t *groupTable) create(kv []*column.Vector, r int) int32 {
+	for i, v := range kv {
+		t.keyCols[i].AppendFrom(v, r)
+	}
+	t.created = append(t.created, int32(r))
+	t.n++
+	return int32(t.n - 1)
+}
+
+// release gives the table's memory back to the budget and drops the lookup structures; the key columns stay
+// for whoever still reads them (a spill's flush).
+func (t *groupTable) release() {
+	t.budget.Shrink(t.held)
+	t.held = 0
+	t.ints, t.strs = nil, nil
+}
+
+// intGroups is an open-addressing table from int64 keys to group ids, with linear probing and Fibonacci
+// hashing (the key times 2⁶⁴/φ, top bits), kept at most intGroupsLoad full.
+type intGroups struct {
+	keys []int64
+	ids  []int32 // group id + 1; 0 is an empty slot
+	bits uint
+	n    int
+}
+
+// intGroupsLoad is the fill, in eighths, past which the table doubles: 3/4 keeps probes short.
+const intGroupsLoad = 6
+
+// intGroupsMinBits sizes the first table: 256 slots, 3 KiB.
+const intGroupsMinBits = 8
+
+func (h *intGroups) full() bool { return len(h.keys) == 0 || (h.n+1)*8 > len(h.keys)*intGroupsLoad }
+
+func (h *intGroups) bytes() int64 { return int64(len(h.keys)) * 12 }
+
+// find returns the slot of x and its group, or the empty slot where x would go and -1.
+func (h *intGroups) find(x int64) (int, int32) {
+	if len(h.keys) == 0 {
+		return 0, -1
+	}
+	mask := len(h.keys) - 1
+	for i := int(uint64(x) * 0x9E3779B97F4A7C15 >> (64 - h.bits)); ; i = (i + 1) & mask {
+		switch id := h.ids[i]; {
+		case id == 0:
+			return i, -1
+		case h.keys[i] == x:
+			return i, id - 1
+		}
+	}
+}
+
+func (h *intGroups) put(slot int, x int64, id int32) {
+	h.keys[slot], h.ids[slot] = x, id+1
+	h.n++
+}
+
+// doubled returns a table twice the size (the first one at intGroupsMinBits) holding the same keys.
+func (h *intGroups) doubled() *intGroups {
+	bits := max(h.bits+1, intGroupsMinBits)
+	next := &intGroups{keys: make([]int64, 1<<bits), ids: make([]int32, 1<<bits), bits: bits}
+	for i, id := range h.ids {
+		if id != 0 {
+			slot, _ := next.find(h.keys[i])
+			next.put(slot, h.keys[i], id-1)
+		}
+	}
+	return next
+}

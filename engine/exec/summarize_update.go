@@ -1,0 +1,209 @@
+package exec
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/expr"
+)
+
+// aggStates is one aggregate's running state for every group, column-wise: group g's state is entry g of the
+// slices its layout uses, so an update over a batch touches a few bytes a row in one typed slice, and a
+// hundred thousand groups of a sum fit in cache (8 bytes each, not a boxed state).
+//
+//	count                        n
+//	sum of long, timespan        i, n        sum of real or dynamic, avg   f, n
+//	min, max of long, datetime,  i, n        min, max of real              f, n
+//	  timespan                               min, max of string            s, n
+//	min, max of bool, dynamic    v, n        dcount                        seen
+//
+// n counts the group's non-null values (its rows for count): a group with none has a null sum, min, max, avg.
+type aggStates struct {
+	a    Agg
+	n    []int64
+	i    []int64
+	f    []float64
+	s    []string
+	v    []column.Value
+	seen []map[string]struct{}
+	// layout is the slice the value lives in: 'i', 'f', 's', 'v', or 0 (count, dcount).
+	layout byte
+}
+
+func newAggStates(a Agg) *aggStates {
+	st := &aggStates{a: a}
+	switch {
+	case a.Func == "count" || a.Func == "dcount":
+	case a.Func == "avg" || a.Type == column.Real:
+		st.layout = 'f'
+	case isIntKey(a.Type):
+		st.layout = 'i'
+	case a.Type == column.String:
+		st.layout = 's'
+	default:
+		st.layout = 'v'
+	}
+	return st
+}
+
+// add appends a zero state for a new group.
+func (st *aggStates) add() {
+	switch {
+	case st.a.Func == "dcount":
+		st.seen = append(st.seen, nil)
+		return
+	case st.layout == 'i':
+		st.i = append(st.i, 0)
+	case st.layout == 'f':
+		st.f = append(st.f, 0)
+	case st.layout == 's':
+		st.s = append(st.s, "")
+	case st.layout == 'v':
+		st.v = append(st.v, column.Value{})
+	}
+	st.n = append(st.n, 0)
+}
+
+// update adds the rows of v whose groups are gids (row r in group gids[r]) to aggregate i, in one loop over
+// the batch shaped by the aggregate and the vector's type: counts, sums, averages, min and max over longs,
+// datetimes, timespans, reals and strings read the typed slice and never box a value. dcount, bools and
+// dynamic values go row by row through accumulate. The rows of a loop are taken in order, so a budget failure
+// (a dcount's new value) returns the row it stopped at: the rows before it are taken, it and those after not.
+func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
+	st := s.states[i]
+	a := st.a
+	if a.Func == "count" {
+		for _, g := range gids {
+			st.n[g]++
+		}
+		return len(gids), nil
+	}
+	null := func(r int) bool { return v.Nulls != nil && v.Nulls.Get(r) }
+	switch {
+	case a.Func == "dcount" || v.Type == column.Dynamic || v.Type == column.Bool:
+	case (a.Func == "sum" || a.Func == "avg") && v.Type == column.Real:
+		for r, g := range gids {
+			if !null(r) {
+				st.f[g] += v.Reals[r]
+				st.n[g]++
+			}
+		}
+		return len(gids), nil
+	case a.Func == "avg":
+		for r, g := range gids {
+			if !null(r) {
+				st.f[g] += float64(v.Ints[r])
+				st.n[g]++
+			}
+		}
+		return len(gids), nil
+	case a.Func == "sum":
+		for r, g := range gids {
+			if !null(r) {
+				st.i[g] += v.Ints[r]
+				st.n[g]++
+			}
+		}
+		return len(gids), nil
+	case a.Func == "min" || a.Func == "max":
+		sign := 1
+		if a.Func == "max" {
+			sign = -1
+		}
+		switch st.layout {
+		case 'f':
+			extreme(st.f, st.n, gids, null, sign, v.Reals, cmp.Compare[float64])
+		case 's':
+			extreme(st.s, st.n, gids, null, sign, v.Strs, strings.Compare)
+		case 'i':
+			extreme(st.i, st.n, gids, null, sign, v.Ints, cmp.Compare[int64])
+		}
+		return len(gids), nil
+	}
+	for r, g := range gids {
+		if err := s.accumulate(st, g, v, r); err != nil {
+			return r, err
+		}
+	}
+	return len(gids), nil
+}
+
+// extreme keeps in best, per group, the least value (sign 1) or the greatest (sign -1) of xs; the first of
+// equal values stays, in expr.Compare's order (NaN first, -0 equal to 0).
+func extreme[T any](best []T, n []int64, gids []int32, null func(int) bool, sign int, xs []T, compare func(T, T) int) {
+	for r, g := range gids {
+		if null(r) {
+			continue
+		}
+		if x := xs[r]; n[g] == 0 || sign*compare(x, best[g]) < 0 {
+			best[g] = x
+		}
+		n[g]++
+	}
+}
+
+// accumulate adds row r of v to group g, boxed: the aggregates and types update has no typed loop for.
+func (s *Summarize) accumulate(st *aggStates, g int32, v *column.Vector, r int) error {
+	a := st.a
+	if v.IsNull(r) {
+		return nil
+	}
+	x := v.Value(r)
+	switch a.Func {
+	case "sum", "avg":
+		// An untyped value counts only when it holds a number; the result is real (see plan.aggregate).
+		n, ok := expr.Numeric(x)
+		if !ok {
+			return nil
+		}
+		st.f[g] += n.Float()
+	case "min", "max":
+		if c, _ := expr.Compare(x, st.v[g]); st.n[g] == 0 || (a.Func == "min" && c < 0) || (a.Func == "max" && c > 0) {
+			st.v[g] = x
+		}
+	case "dcount":
+		if st.seen[g] == nil {
+			st.seen[g] = map[string]struct{}{}
+		}
+		k := string(column.AppendKey(nil, v, r))
+		if _, ok := st.seen[g][k]; !ok {
+			if err := s.budget.Grow("summarize dcount", int64(len(k))+groupBytes); err != nil {
+				return err
+			}
+			s.held += int64(len(k)) + groupBytes
+			st.seen[g][k] = struct{}{}
+		}
+		return nil
+	default:
+		return fmt.Errorf("summarize: unknown aggregate %s", a.Func)
+	}
+	st.n[g]++
+	return nil
+}
+
+// result is the aggregate's value for group g.
+func (st *aggStates) result(g int) column.Value {
+	a := st.a
+	switch a.Func {
+	case "count":
+		return column.Value{Type: column.Long, Int: st.n[g]}
+	case "dcount":
+		return column.Value{Type: column.Long, Int: int64(len(st.seen[g]))}
+	}
+	if st.n[g] == 0 {
+		return column.Value{Type: a.Type, Null: true}
+	}
+	switch {
+	case a.Func == "avg":
+		return column.Value{Type: column.Real, Real: st.f[g] / float64(st.n[g])}
+	case st.layout == 'f':
+		return column.Value{Type: column.Real, Real: st.f[g]}
+	case st.layout == 'i':
+		return column.Value{Type: a.Type, Int: st.i[g]}
+	case st.layout == 's':
+		return column.Value{Type: column.String, Str: st.s[g]}
+	}
+	return st.v[g]
+}
