@@ -17,6 +17,15 @@ const ChunkBytes = 4 << 20
 // would be read into memory until the process dies.
 const MaxRecordBytes = 64 << 20
 
+// A reader under a budget reads chunks of at most the budget's chunkBudgetShare-th part, and never less than
+// minChunkBytes: the chunks in flight (one a parse worker, a few more while the next is read and carried) then
+// take a small part of any budget, so a file reads under a --mem of a few KiB. A longer record still grows its
+// chunk, within the budget.
+const (
+	chunkBudgetShare = 32
+	minChunkBytes    = 1 << 10
+)
+
 // readHolder names the reader in the memory budget's errors.
 const readHolder = "file reader"
 
@@ -88,6 +97,9 @@ func newChunker(r io.Reader, split boundary, size int, budget *memory.Budget) *c
 	if size <= 0 {
 		size = ChunkBytes
 	}
+	if budget != nil {
+		size = min(size, max(int(budget.Limit()/chunkBudgetShare), minChunkBytes))
+	}
 	return &chunker{r: r, split: split, size: size, maxRecord: MaxRecordBytes, budget: budget, line: 1}
 }
 
@@ -136,7 +148,11 @@ func (c *chunker) grow(buf []byte, extra int) ([]byte, error) {
 	need := len(buf) + extra
 	if err := c.reserve(int64(need)); err != nil {
 		c.unreserve(int64(cap(buf)))
-		return nil, fmt.Errorf("line %d (byte %d): no record end within %s read: %w", c.line, c.offset, memory.Bytes(int64(len(buf))), err)
+		if len(buf) == 0 {
+			return nil, fmt.Errorf("line %d (byte %d): a %s read buffer: %w", c.line, c.offset, memory.Bytes(int64(need)), err)
+		}
+		return nil, fmt.Errorf("line %d (byte %d): the record is longer than the %s read so far, and the memory "+
+			"budget has no room to read on: %w", c.line, c.offset, memory.Bytes(int64(len(buf))), err)
 	}
 	grown := make([]byte, len(buf), need)
 	copy(grown, buf)

@@ -180,7 +180,7 @@ func TestEndlessSourceStopsAtTheBudget(t *testing.T) {
 		if !errors.As(err, &exceeded) {
 			t.Fatalf("format %d: error %v, want the budget exceeded", format, err)
 		}
-		if !strings.HasPrefix(err.Error(), "line 1 (byte 0): no record end within ") {
+		if !strings.HasPrefix(err.Error(), "line 1 (byte 0): the record is longer than the ") {
 			t.Errorf("format %d: error %q does not give the record's position", format, err)
 		}
 		if budget.Peak() > limit {
@@ -193,7 +193,7 @@ func TestEndlessSourceStopsAtTheBudget(t *testing.T) {
 	// After whole records, the position is the unended record's: line 3, byte 16.
 	r := io.MultiReader(strings.NewReader("{\"a\":1}\n{\"a\":2}\n"), endless{' '})
 	_, err := Read("T", JSONLines, r, Options{Budget: memory.NewBudget(limit), ChunkBytes: 4 << 10})
-	if err == nil || !strings.HasPrefix(err.Error(), "line 3 (byte 16): no record end within ") {
+	if err == nil || !strings.HasPrefix(err.Error(), "line 3 (byte 16): the record is longer than the ") {
 		t.Errorf("error %v, want it at line 3, byte 16", err)
 	}
 }
@@ -247,5 +247,32 @@ func TestChunksFillBeforeCutting(t *testing.T) {
 	}
 	if total != len(data) {
 		t.Errorf("chunks hold %d bytes, want %d", total, len(data))
+	}
+}
+
+// TestReadUnderATinyBudget: a file reads under a budget far smaller than ChunkBytes, its chunks cut to the
+// budget, with the same table as without one, and everything released at the end.
+func TestReadUnderATinyBudget(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("a,b\n")
+	for i := range 2000 {
+		fmt.Fprintf(&text, "%d,\"row %d\"\n", i, i)
+	}
+	want, err := Read("T", CSV, strings.NewReader(text.String()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{8 << 10, 64 << 10} {
+		budget := memory.NewBudget(limit)
+		got, err := Read("T", CSV, strings.NewReader(text.String()), Options{Budget: budget})
+		if err != nil {
+			t.Fatalf("budget %s: %v", memory.Bytes(limit), err)
+		}
+		ws, wc := rowsOf(t, want)
+		gs, gc := rowsOf(t, got)
+		sameTable(t, "budget "+memory.Bytes(limit), ws, wc, gs, gc)
+		if budget.Peak() > limit || budget.Available() != limit {
+			t.Errorf("budget %s: peak %d, %d still held", memory.Bytes(limit), budget.Peak(), limit-budget.Available())
+		}
 	}
 }
