@@ -328,18 +328,16 @@ func (m *merge) next(ctx context.Context, schema column.Schema) (*column.Batch, 
 	return column.NewBatch(cols, n), nil
 }
 
-// rowMem is row i of b's memory as column.Vector.Bytes counts it, without null bitmaps.
+// rowMem is row i of b's memory as column.Vector.Bytes counts it, without null bitmaps (spill.ValueMem's
+// count, the one a page's MaxPageMem is made of).
 func rowMem(b *column.Batch, i int) int64 {
 	var n int64
 	for _, v := range b.Cols {
-		switch v.Type {
-		case column.String, column.Dynamic:
-			n += 16 + int64(len(v.Strs[i]))
-		case column.Bool:
-			n++
-		default:
-			n += 8
+		strLen := 0
+		if v.Type == column.String || v.Type == column.Dynamic {
+			strLen = len(v.Strs[i])
 		}
+		n += spill.ValueMem(v.Type, strLen)
 	}
 	return n
 }

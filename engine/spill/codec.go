@@ -55,7 +55,7 @@ func (c *Codec) AppendRow(dst []byte, b *column.Batch, i int) ([]byte, int64) {
 		t := c.schema[col].Type
 		if v == nil || v.IsNull(i) {
 			dst[hdr+j/8] |= 1 << (j % 8)
-			mem += memBytes(t, 0)
+			mem += ValueMem(t, 0)
 			continue
 		}
 		switch t {
@@ -76,14 +76,14 @@ func (c *Codec) AppendRow(dst []byte, b *column.Batch, i int) ([]byte, int64) {
 			s := v.Strs[i]
 			dst = binary.AppendUvarint(dst, uint64(len(s)))
 			dst = append(dst, s...)
-			mem += memBytes(t, len(s))
+			mem += ValueMem(t, len(s))
 		}
 	}
 	return dst, mem
 }
 
-// memBytes is a value's in-memory size as column.Vector.Bytes counts it.
-func memBytes(t column.Type, strLen int) int64 {
+// ValueMem is a value's in-memory size as column.Vector.Bytes counts it.
+func ValueMem(t column.Type, strLen int) int64 {
 	switch t {
 	case column.Bool:
 		return 1
