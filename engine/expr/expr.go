@@ -2,14 +2,16 @@
 //
 // Compile resolves every name to a column index and checks every operand's type once, reporting problems at
 // their position in the query; evaluation then cannot fail on types. Evaluation is a batch at a time: each node
-// produces a whole vector. Operators with a fast path on typed slices (comparisons with a constant) use it;
-// the rest evaluate row by row on boxed values, which is simple and fast enough for filters and projections
-// (the joins, where the time goes, never box).
+// produces a whole vector. Every operator and function over typed operands is a kernel (kernel.go): typed
+// loops over the argument vectors, nulls combined as bitmaps. Subexpressions that read no column are folded to
+// constants at compile time. Only dynamic operands (JSON values whose type each row decides) evaluate row by
+// row on boxed values, through the row functions that are also the kernels' test oracle.
 package expr
 
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/kql"
@@ -37,18 +39,13 @@ func (c *ColumnRef) Refs(dst []int) []int                { return append(dst, c.
 
 // Const is a constant.
 type Const struct {
-	V column.Value
+	V     column.Value
+	cache atomic.Pointer[column.Vector]
 }
 
-func (c *Const) Type() column.Type { return c.V.Type }
-func (c *Const) Eval(b *column.Batch) *column.Vector {
-	v := column.NewVector(c.V.Type, b.N)
-	for i := 0; i < b.N; i++ {
-		v.AppendValue(c.V)
-	}
-	return v
-}
-func (c *Const) Refs(dst []int) []int { return dst }
+func (c *Const) Type() column.Type                   { return c.V.Type }
+func (c *Const) Eval(b *column.Batch) *column.Vector { return constVector(&c.cache, c.V, b.N) }
+func (c *Const) Refs(dst []int) []int                { return dst }
 
 // rowFunc computes its value row by row from its arguments' values.
 type rowFunc struct {
@@ -91,8 +88,28 @@ func Compile(e kql.Expr, schema column.Schema) (Expr, error) {
 	return c.compile(e)
 }
 
+// compileRows compiles e to row functions only, with no kernels and no folding: the oracle the kernels are
+// tested against.
+func compileRows(e kql.Expr, schema column.Schema) (Expr, error) {
+	c := compiler{schema: schema, rows: true}
+	return c.compile(e)
+}
+
 type compiler struct {
 	schema column.Schema
+	rows   bool // build the row-at-a-time oracle
+}
+
+// pick returns the kernel for a node whose row function is row, or row itself when no kernel covers the
+// operand types or the compiler is building the oracle. Either way the result folds if it reads no column.
+func (c *compiler) pick(row Expr, kernel func() Expr) Expr {
+	if c.rows {
+		return row
+	}
+	if k := kernel(); k != nil {
+		row = k
+	}
+	return fold(row)
 }
 
 // Resolve finds the column a name refers to. A dotted name matches a column of that exact name first (a
@@ -138,7 +155,11 @@ func (c *compiler) compile(e kql.Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return unary(e, x)
+		row, err := unary(e, x)
+		if err != nil || row == x {
+			return row, err
+		}
+		return c.pick(row, func() Expr { return negKernel(x) }), nil
 	case *kql.Binary:
 		l, err := c.compile(e.L)
 		if err != nil {
@@ -148,7 +169,11 @@ func (c *compiler) compile(e kql.Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return binary(e, l, r)
+		row, err := binary(e, l, r)
+		if err != nil {
+			return nil, err
+		}
+		return c.pick(row, func() Expr { return binaryKernel(e.Op, l, r, row.Type()) }), nil
 	case *kql.In:
 		return c.in(e)
 	case *kql.Between:
@@ -162,7 +187,11 @@ func (c *compiler) compile(e kql.Expr) (Expr, error) {
 			}
 			args[i] = x
 		}
-		return call(e, args)
+		row, err := call(e, args)
+		if err != nil {
+			return nil, err
+		}
+		return c.pick(row, func() Expr { return callKernel(e.Name, args, row.Type()) }), nil
 	}
 	return nil, kql.Errorf(e.Position(), "unsupported expression")
 }
@@ -202,7 +231,7 @@ func (c *compiler) in(e *kql.In) (Expr, error) {
 		set = append(set, v)
 	}
 	not := e.Not
-	return &rowFunc{args: []Expr{x}, t: column.Bool, fn: func(a []column.Value) column.Value {
+	row := &rowFunc{args: []Expr{x}, t: column.Bool, fn: func(a []column.Value) column.Value {
 		if a[0].Null {
 			return boolValue(not)
 		}
@@ -212,7 +241,8 @@ func (c *compiler) in(e *kql.In) (Expr, error) {
 			}
 		}
 		return boolValue(not)
-	}}, nil
+	}}
+	return c.pick(row, func() Expr { return inKernel(x, set, not) }), nil
 }
 
 func (c *compiler) between(e *kql.Between) (Expr, error) {
@@ -234,14 +264,15 @@ func (c *compiler) between(e *kql.Between) (Expr, error) {
 		}
 	}
 	not := e.Not
-	return &rowFunc{args: []Expr{x, lo, hi}, t: column.Bool, fn: func(a []column.Value) column.Value {
+	row := &rowFunc{args: []Expr{x, lo, hi}, t: column.Bool, fn: func(a []column.Value) column.Value {
 		c1, ok1 := Compare(a[0], a[1])
 		c2, ok2 := Compare(a[0], a[2])
 		if !ok1 || !ok2 {
 			return column.Value{Type: column.Bool, Null: true}
 		}
 		return boolValue((c1 >= 0 && c2 <= 0) != not)
-	}}, nil
+	}}
+	return c.pick(row, func() Expr { return betweenKernel(x, lo, hi, not) }), nil
 }
 
 func boolValue(b bool) column.Value { return column.Value{Type: column.Bool, Bool: b} }

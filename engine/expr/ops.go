@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"bytes"
 	"math"
 	"strings"
 
@@ -163,9 +164,6 @@ func comparison(e *kql.Binary, l, r Expr) (Expr, error) {
 	if lt == column.Bool && rt == column.Bool && e.Op != "==" && e.Op != "!=" {
 		return nil, kql.Errorf(e.Pos, "operator %s cannot order bool values", e.Op)
 	}
-	if f := fastCompare(e.Op, l, r); f != nil {
-		return f, nil
-	}
 	test := comparisonTest(e.Op)
 	nullVsValue, equality := nullComparison(e.Op)
 	return &rowFunc{args: []Expr{l, r}, t: column.Bool, fn: func(a []column.Value) column.Value {
@@ -229,12 +227,16 @@ func textOf(v column.Value) string {
 // hasTerm reports whether needle occurs in s as a whole term (case-insensitive): the characters either side of
 // the match are not letters or digits. KQL indexes text as runs of alphanumerics, and has looks up those terms.
 func hasTerm(s, needle string) bool {
-	if needle == "" {
+	return hasTermLower([]byte(strings.ToLower(s)), []byte(strings.ToLower(needle)))
+}
+
+// hasTermLower is hasTerm over text and needle already lowered.
+func hasTermLower(ls, ln []byte) bool {
+	if len(ln) == 0 {
 		return true
 	}
-	ls, ln := strings.ToLower(s), strings.ToLower(needle)
 	for from := 0; from <= len(ls)-len(ln); {
-		i := strings.Index(ls[from:], ln)
+		i := bytes.Index(ls[from:], ln)
 		if i < 0 {
 			return false
 		}
@@ -363,4 +365,19 @@ func intArith(op string, x, y int64) (int64, bool) {
 		}
 		return x % y, true
 	}
+}
+
+// Mirror is the comparison that holds with the operands swapped: `k op col` is `col Mirror(op) k`.
+func Mirror(op string) string {
+	switch op {
+	case "<":
+		return ">"
+	case "<=":
+		return ">="
+	case ">":
+		return "<"
+	case ">=":
+		return "<="
+	}
+	return op
 }

@@ -1,0 +1,136 @@
+package expr
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/joinlab/joinlab/engine/column"
+)
+
+// stringKernel is a string predicate (=~, !~, has, contains, startswith, endswith and their negations) over two
+// strings; nil when either operand is of another type. Nulls read as empty strings and the result is never
+// null. The case-insensitive tests lower each value into one reused buffer (ASCII values byte by byte, others
+// through strings.ToLower), and a constant needle is lowered once.
+func stringKernel(op string, l, r Expr) Expr {
+	if l.Type() != column.String || r.Type() != column.String {
+		return nil
+	}
+	neg := strings.HasPrefix(op, "!")
+	if op == "=~" || op == "!~" {
+		// Case folding, not lowering: σ and ς are equal here though both are lower case.
+		return newKernel(column.Bool, func(n int, in []*column.Vector) *column.Vector {
+			out := newOut(column.Bool, n)
+			ys := texts(in[1], n)
+			for i, s := range texts(in[0], n) {
+				out.Bools[i] = strings.EqualFold(s, ys[i]) != neg
+			}
+			return out
+		}, l, r)
+	}
+	var test func(s, t []byte) bool
+	switch strings.TrimPrefix(op, "!") {
+	case "has":
+		test = hasTermLower
+	case "contains":
+		test = bytes.Contains
+	case "startswith":
+		test = bytes.HasPrefix
+	case "endswith":
+		test = bytes.HasSuffix
+	default:
+		return nil
+	}
+	var needle []byte
+	if k, ok := r.(*Const); ok {
+		needle = lowerInto(nil, k.V.Str)
+	}
+	return newKernel(column.Bool, func(n int, in []*column.Vector) *column.Vector {
+		out := newOut(column.Bool, n)
+		xs, ys := texts(in[0], n), texts(in[1], n)
+		var sb, tb []byte
+		for i, s := range xs {
+			sb = lowerInto(sb[:0], s)
+			t := needle
+			if t == nil {
+				tb = lowerInto(tb[:0], ys[i])
+				t = tb
+			}
+			out.Bools[i] = test(sb, t) != neg
+		}
+		return out
+	}, l, r)
+}
+
+// texts returns a string vector's first n values with null rows as empty strings.
+func texts(v *column.Vector, n int) []string {
+	s := v.Strs[:n]
+	if nulls := nullWords(v, n); nulls != nil {
+		s = append([]string(nil), s...)
+		eachSet(nulls, func(i int) { s[i] = "" })
+	}
+	return s
+}
+
+// lowerInto appends s lowered as strings.ToLower lowers it: ASCII byte by byte without allocating, other text
+// through strings.ToLower.
+func lowerInto(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(dst, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// strlenKernel, caseKernel and strcatKernel cover strlen, tolower/toupper and strcat over string arguments.
+func strlenKernel(x Expr) Expr {
+	if x.Type() != column.String {
+		return nil
+	}
+	return rowsKernel(x, column.Long, func(in, out *column.Vector, i int) bool {
+		out.Ints[i] = int64(utf8.RuneCountInString(in.Strs[i]))
+		return true
+	})
+}
+
+func caseKernel(x Expr, f func(string) string) Expr {
+	if x.Type() != column.String {
+		return nil
+	}
+	return rowsKernel(x, column.String, func(in, out *column.Vector, i int) bool {
+		out.Strs[i] = f(in.Strs[i])
+		return true
+	})
+}
+
+func strcatKernel(args []Expr) Expr {
+	for _, a := range args {
+		if a.Type() != column.String {
+			return nil
+		}
+	}
+	return &kernel{args: args, t: column.String, run: func(n int, in []*column.Vector) *column.Vector {
+		out := newOut(column.String, n)
+		parts := make([][]string, len(in))
+		for j, v := range in {
+			parts[j] = texts(v, n)
+		}
+		var b []byte
+		for i := range out.Strs {
+			b = b[:0]
+			for _, p := range parts {
+				b = append(b, p[i]...)
+			}
+			out.Strs[i] = string(b)
+		}
+		return out
+	}}
+}
