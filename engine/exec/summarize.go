@@ -87,19 +87,23 @@ func (s *Summarize) Next(ctx context.Context) (*column.Batch, error) {
 	return b, nil
 }
 
-// groupBytes approximates the memory of one group beyond its key: the states and the table entry.
+// groupBytes approximates the memory of an entry of a Go map of strings (a distinct row, a dcount value)
+// beyond its bytes.
 const groupBytes = 64
 
 // run aggregates the whole input: per batch, the group of every row (groupTable.assign), then each aggregate
 // over the batch at once (update). When the budget refuses a group or a dcount value, it spills (overflow)
 // and writes every row not yet taken as a partial row.
 func (s *Summarize) run(ctx context.Context) error {
-	gt := newGroupTable(s.keys, len(s.aggs), s.budget)
-	s.groups = gt
 	s.states = nil
+	var stateBytes int64
 	for _, a := range s.aggs {
-		s.states = append(s.states, newAggStates(a))
+		st := newAggStates(a)
+		s.states = append(s.states, st)
+		stateBytes += st.groupBytes()
 	}
+	gt := newGroupTable(s.keys, stateBytes, s.budget)
+	s.groups = gt
 	addGroup := func() {
 		for _, st := range s.states {
 			st.add()

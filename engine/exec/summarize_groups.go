@@ -26,8 +26,11 @@ type groupTable struct {
 	created  []int32 // rows of the last assign that made a group, in order
 }
 
-func newGroupTable(keys []expr.Expr, aggs int, budget *memory.Budget) *groupTable {
-	t := &groupTable{budget: budget, perGroup: groupBytes * int64(aggs+1), nullID: -1}
+// newGroupTable makes the table for keys, charging each group stateBytes for its aggregates' states on top of
+// its key, its first row's number and, for a map key, the map's entry (an int key's slots are charged as the
+// table doubles).
+func newGroupTable(keys []expr.Expr, stateBytes int64, budget *memory.Budget) *groupTable {
+	t := &groupTable{budget: budget, perGroup: stateBytes + 8, nullID: -1}
 	for _, k := range keys {
 		t.keyCols = append(t.keyCols, column.NewVector(k.Type(), 0))
 	}
@@ -35,9 +38,14 @@ func newGroupTable(keys []expr.Expr, aggs int, budget *memory.Budget) *groupTabl
 		t.ints = &intGroups{}
 	} else {
 		t.strs = map[string]int32{}
+		t.perGroup += mapEntryBytes
 	}
 	return t
 }
+
+// mapEntryBytes is a map[string]int32 entry's share of the map beyond the key's bytes: the string header and
+// the id, at the map's load, with its control bytes.
+const mapEntryBytes = 40
 
 func isIntKey(t column.Type) bool {
 	return t == column.Long || t == column.DateTime || t == column.Timespan

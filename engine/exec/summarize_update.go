@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
@@ -46,6 +47,20 @@ func newAggStates(a Agg) *aggStates {
 		st.layout = 'v'
 	}
 	return st
+}
+
+// groupBytes is the memory one group's state takes in st's slices (a dcount's values are charged as they come).
+func (st *aggStates) groupBytes() int64 {
+	n := int64(8) // n, or a dcount's map
+	switch st.layout {
+	case 'i', 'f':
+		n += 8
+	case 's':
+		n += int64(unsafe.Sizeof(""))
+	case 'v':
+		n += int64(unsafe.Sizeof(column.Value{}))
+	}
+	return n
 }
 
 // add appends a zero state for a new group.
