@@ -61,6 +61,7 @@ func parseJSONLChunk(ch chunk) (jsonlPart, error) { return parseJSONLLines(ch, t
 func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 	var p jsonlPart
 	seen := map[string]int{}
+	var cache keyCache
 	data := ch.data
 	lineNo := ch.line - 1
 	for len(data) > 0 {
@@ -78,22 +79,26 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 		if !gjson.ValidBytes(line) {
 			return p, fmt.Errorf("line %d: malformed JSON", lineNo)
 		}
-		doc := gjson.ParseBytes(line)
-		if !doc.IsObject() {
-			return p, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(doc))
+		if line[0] != '{' {
+			return p, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(gjson.ParseBytes(line)))
 		}
 		if num := firstOutOfRange(line); num != "" {
 			return p, fmt.Errorf("line %d: %w", lineNo, errOutOfRange(num))
 		}
-		doc.ForEach(func(k, v gjson.Result) bool {
-			i, ok := seen[k.Str]
-			if !ok {
-				i = len(p.order)
-				seen[k.Str] = i
-				p.order = append(p.order, k.Str)
-				p.saw = append(p.saw, 0)
-			}
-			p.saw[i] |= kindOf(v)
+		pos := 0
+		eachMember(line, func(k, v []byte) bool {
+			i := cache.id(pos, k, func() int {
+				i, ok := seen[string(k)]
+				if !ok {
+					i = len(p.order)
+					seen[string(k)] = i
+					p.order = append(p.order, string(k))
+					p.saw = append(p.saw, 0)
+				}
+				return i
+			})
+			pos++
+			p.saw[i] |= kindOfRaw(v)
 			return true
 		})
 		p.rows++
@@ -204,8 +209,12 @@ func firstOutOfRange(doc []byte) string {
 // numberEnd is the offset just past the JSON number starting at doc[start].
 func numberEnd(doc []byte, start int) int {
 	j := start + 1
-	for j < len(doc) && (isDigit(doc[j]) || strings.IndexByte(".eE+-", doc[j]) >= 0) {
-		j++
+	for ; j < len(doc); j++ {
+		switch c := doc[j]; {
+		case isDigit(c), c == '.', c == 'e', c == 'E', c == '+', c == '-':
+		default:
+			return j
+		}
 	}
 	return j
 }
@@ -243,31 +252,37 @@ func magnitude(num []byte) int {
 	return digits + sign*exp
 }
 
-// stringEnd is the offset of the quote that closes the JSON string opening at doc[open]: the next quote not
-// escaped, that is, not after an odd run of backslashes.
+// stringEnd is the offset of the quote that closes the JSON string opening at doc[open] (len(doc) when none
+// does): the next quote not escaped. It steps byte by byte, skipping the byte after each backslash: JSON strings
+// are short, and a search call per string costs more than the scan.
 func stringEnd(doc []byte, open int) int {
-	i := open + 1
-	for {
-		k := bytes.IndexByte(doc[i:], '"')
-		if k < 0 {
-			return len(doc)
-		}
-		i += k
-		slashes := 0
-		for j := i - 1; j > open && doc[j] == '\\'; j-- {
-			slashes++
-		}
-		if slashes%2 == 0 {
+	for i := open + 1; i < len(doc); i++ {
+		switch doc[i] {
+		case '"':
 			return i
+		case '\\':
+			i++
 		}
-		i++
 	}
+	return len(doc)
 }
 
 // isIntegral reports whether a JSON number is written as an integer that fits in int64.
 func isIntegral(raw string) bool {
-	if strings.ContainsAny(raw, ".eE") {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 {
 		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if !isDigit(digits[i]) {
+			return false
+		}
+	}
+	if len(digits) <= 18 { // below 10^18, surely within int64
+		return true
 	}
 	_, err := strconv.ParseInt(raw, 10, 64)
 	return err == nil
@@ -328,30 +343,46 @@ func gjsonPath(p string) string {
 	return b.String()
 }
 
-// Scan reads the requested columns. A top-level column is read by its escaped name (dots in a key are not
-// separators there); a hidden column by its path.
+// Scan reads the requested columns. A top-level column is read by its exact key (dots in a key are not
+// separators there); a hidden column by its path, inside the member its first segment names.
 func (s *JSONL) Scan(_ context.Context, cols []column.Field) Iterator {
-	return &jsonlIter{s: s, cols: cols, paths: scanPaths(s.top, cols)}
+	return &jsonlIter{s: s, cols: cols, plan: newScanPlan(s.top, cols)}
 }
 
-// scanPaths is the gjson path of each column.
-func scanPaths(top column.Schema, cols []column.Field) []string {
-	paths := make([]string, len(cols))
+// scanPlan says which columns of a scan each top-level key feeds: the member itself, or a path inside it.
+type scanPlan struct {
+	keys  map[string]int // a read key's entry in reads
+	reads [][]memberRead
+}
+
+type memberRead struct {
+	col  int
+	path string // the gjson path inside the member, "" for the member itself
+}
+
+func newScanPlan(top column.Schema, cols []column.Field) *scanPlan {
+	plan := &scanPlan{keys: map[string]int{}}
 	for i, f := range cols {
-		if top.Index(f.Name) >= 0 {
-			paths[i] = gjsonPath(strings.ReplaceAll(f.Name, ".", `\.`))
-		} else {
-			paths[i] = gjsonPath(f.Name)
+		key, path := f.Name, ""
+		if dot := strings.IndexByte(f.Name, '.'); top.Index(f.Name) < 0 && dot > 0 {
+			key, path = f.Name[:dot], gjsonPath(f.Name[dot+1:])
 		}
+		e, ok := plan.keys[key]
+		if !ok {
+			e = len(plan.reads)
+			plan.keys[key] = e
+			plan.reads = append(plan.reads, nil)
+		}
+		plan.reads[e] = append(plan.reads[e], memberRead{col: i, path: path})
 	}
-	return paths
+	return plan
 }
 
 type jsonlIter struct {
-	s     *JSONL
-	cols  []column.Field
-	paths []string
-	pos   int
+	s    *JSONL
+	cols []column.Field
+	plan *scanPlan
+	pos  int
 }
 
 func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
@@ -363,22 +394,70 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 		return nil, err
 	}
 	hi := min(it.pos+BatchRows, len(lines))
-	b := jsonlBatch(lines[it.pos:hi], it.cols, it.paths)
+	b := jsonlBatch(lines[it.pos:hi], it.cols, it.plan)
 	it.pos = hi
 	return b, nil
 }
 
-// jsonlBatch reads the columns at paths from each line into a batch.
-func jsonlBatch(lines [][]byte, cols []column.Field, paths []string) *column.Batch {
+// jsonlBatch reads the planned columns from each line into a batch, walking each line once (eachMember). A key
+// that appears twice counts the first time, as a gjson path reads it; a column whose key is missing is null.
+func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan) *column.Batch {
 	vecs := make([]*column.Vector, len(cols))
 	for c, f := range cols {
-		v := column.NewVector(f.Type, len(lines))
-		for _, line := range lines {
-			appendJSON(v, gjson.GetBytes(line, paths[c]))
+		vecs[c] = column.NewVector(f.Type, len(lines))
+	}
+	var cache keyCache
+	for r, line := range lines {
+		pos := 0
+		eachMember(line, func(key, val []byte) bool {
+			e := cache.id(pos, key, func() int {
+				if e, ok := plan.keys[string(key)]; ok {
+					return e
+				}
+				return -1
+			})
+			pos++
+			if e < 0 {
+				return true
+			}
+			for _, m := range plan.reads[e] {
+				v := vecs[m.col]
+				switch {
+				case v.Len() > r:
+				case m.path == "":
+					appendRaw(v, val)
+				default:
+					appendJSON(v, gjson.GetBytes(val, m.path))
+				}
+			}
+			return true
+		})
+		for _, v := range vecs {
+			if v.Len() == r {
+				v.AppendNull()
+			}
 		}
-		vecs[c] = v
 	}
 	return column.NewBatch(vecs, len(lines))
+}
+
+// appendRaw is appendJSON for a value's raw text: the common cases (null, a long written as an integer, a
+// string without escapes into a string column) straight from the bytes, the rest through gjson.
+func appendRaw(v *column.Vector, raw []byte) {
+	switch {
+	case raw[0] == 'n':
+		v.AppendNull()
+		return
+	case v.Type == column.Long && (raw[0] == '-' || isDigit(raw[0])):
+		if n, err := strconv.ParseInt(view(raw), 10, 64); err == nil {
+			v.AppendInt(n)
+			return
+		}
+	case v.Type == column.String && raw[0] == '"' && len(raw) > 2 && bytes.IndexByte(raw, '\\') < 0:
+		v.AppendString(string(raw[1 : len(raw)-1]))
+		return
+	}
+	appendJSON(v, gjson.ParseBytes(raw))
 }
 
 // appendJSON converts one JSON value to the vector's type, by the mapping described at specialReals. The type

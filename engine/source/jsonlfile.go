@@ -87,19 +87,19 @@ func (s *jsonlFile) pathType(p string) column.Type {
 
 // Scan reads the file again, a chunk per worker at a time, in file order.
 func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
-	paths := scanPaths(s.top, cols)
+	plan := newScanPlan(s.top, cols)
 	parse := func(ch chunk) ([]*column.Batch, error) {
 		var lines [][]byte
 		var out []*column.Batch
 		forEachJSONLine(ch.data, func(line []byte) {
 			lines = append(lines, line)
 			if len(lines) == BatchRows {
-				out = append(out, jsonlBatch(lines, cols, paths))
+				out = append(out, jsonlBatch(lines, cols, plan))
 				lines = lines[:0]
 			}
 		})
 		if len(lines) > 0 {
-			out = append(out, jsonlBatch(lines, cols, paths))
+			out = append(out, jsonlBatch(lines, cols, plan))
 		}
 		return out, nil
 	}
