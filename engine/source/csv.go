@@ -122,6 +122,9 @@ func readCSVRecords(r *csv.Reader, ch chunk, fields int, how csvRead) (csvPart, 
 	if keep {
 		p.data = ch.data
 	}
+	if types != nil {
+		return readTypedCSV(r, ch, fields, how, p)
+	}
 	var records [][]string
 	for {
 		rec, err := r.Read()
@@ -167,6 +170,71 @@ func readCSVRecords(r *csv.Reader, ch chunk, fields int, how csvRead) (csvPart, 
 		p.cols[c] = v
 	}
 	return p, nil
+}
+
+// readTypedCSV is readCSVRecords for a file already typed (a scan): each record's wanted fields are parsed
+// straight into their vectors, and only those fields are looked at. A value that does not parse as its
+// column's type means the file changed since it was opened, and is an error.
+func readTypedCSV(r *csv.Reader, ch chunk, fields int, how csvRead, p csvPart) (csvPart, error) {
+	only := how.only
+	if only == nil {
+		only = make([]int, fields)
+		for c := range only {
+			only[c] = c
+		}
+	}
+	p.cols = make([]*column.Vector, fields)
+	for _, c := range only {
+		p.cols[c] = column.NewVector(how.types[c], 0)
+	}
+	r.ReuseRecord = true
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return p, nil
+		}
+		if err != nil {
+			return p, csvError(err, ch.line)
+		}
+		for _, c := range only {
+			if !appendTypedCSV(p.cols[c], rec[c]) {
+				line, _ := r.FieldPos(c)
+				return p, fmt.Errorf("line %d: column %d holds a value that is not %v: the file changed since it was opened", ch.line-1+line, c+1, how.types[c])
+			}
+		}
+		p.rows++
+	}
+}
+
+// appendTypedCSV appends a field to a vector of its column's type, reporting false when the text is not of
+// that type (as textKind would class it). A long, datetime or bool is checked by its own parse.
+func appendTypedCSV(v *column.Vector, s string) bool {
+	t := v.Type
+	switch {
+	case s == "" && t != column.String:
+		v.AppendNull()
+		return true
+	case t == column.Long:
+		n, err := strconv.ParseInt(s, 10, 64)
+		v.AppendInt(n)
+		return err == nil
+	case t == column.DateTime:
+		ns, ok := column.ParseDateTime(s)
+		v.AppendInt(ns)
+		return ok
+	case t == column.Bool:
+		yes := strings.EqualFold(s, "true")
+		v.AppendBool(yes)
+		return yes || strings.EqualFold(s, "false")
+	case t == column.String:
+		v.AppendString(s)
+		return true
+	}
+	if k, err := textKind(s, false); err != nil || (k|kindOfType(t)).columnType() != t {
+		return false
+	}
+	appendCSV(v, t, s)
+	return true
 }
 
 // newCSV joins the parts of a file in order. A column's type is the narrowest that holds every value of the

@@ -66,7 +66,8 @@ func textKind(s string, isJSONString bool) (kinds, error) {
 	if s == "" {
 		return 0, nil
 	}
-	if _, ok := specialReals[s]; ok {
+	switch s {
+	case "NaN", "Infinity", "-Infinity": // specialReals, without hashing every value
 		return sawReal, nil
 	}
 	if !isJSONString {
