@@ -93,16 +93,20 @@ func parseCSVHead(ch chunk, how csvRead) ([]string, csvPart, error) {
 		seen[h] = true
 		header[i] = h
 	}
-	part, err := readCSVRecords(r, ch, len(header), how)
+	part, err := readCSVRecords(recordsAfterHeader(r, data, len(header)), ch, len(header), how)
 	part.first = true
 	return header, part, err
 }
 
 // parseCSVChunk parses a chunk after the first: as readCSVRecords, with the header's number of fields.
 func parseCSVChunk(ch chunk, fields int, how csvRead) (csvPart, error) {
-	r := csv.NewReader(bytes.NewReader(ch.data))
-	r.FieldsPerRecord = fields
-	return readCSVRecords(r, ch, fields, how)
+	return readCSVRecords(newCSVRecords(ch.data, 1, fields), ch, fields, how)
+}
+
+// recordsAfterHeader reads the records of a first chunk after its header, which r has just read from data.
+func recordsAfterHeader(r *csv.Reader, data []byte, fields int) *csvRecords {
+	off := r.InputOffset()
+	return newCSVRecords(data[off:], 1+bytes.Count(data[:off], []byte("\n")), fields)
 }
 
 // csvRead says what readCSVRecords builds from a chunk.
@@ -116,7 +120,7 @@ type csvRead struct {
 
 // readCSVRecords reads the records left in r, which reads ch, into one vector per column (as how says). The
 // records are held only while the chunk is parsed.
-func readCSVRecords(r *csv.Reader, ch chunk, fields int, how csvRead) (csvPart, error) {
+func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, error) {
 	types, keep := how.types, how.keep
 	p := csvPart{saw: make([]kinds, fields), line: ch.line}
 	if keep {
@@ -175,7 +179,7 @@ func readCSVRecords(r *csv.Reader, ch chunk, fields int, how csvRead) (csvPart, 
 // readTypedCSV is readCSVRecords for a file already typed (a scan): each record's wanted fields are parsed
 // straight into their vectors, and only those fields are looked at. A value that does not parse as its
 // column's type means the file changed since it was opened, and is an error.
-func readTypedCSV(r *csv.Reader, ch chunk, fields int, how csvRead, p csvPart) (csvPart, error) {
+func readTypedCSV(r *csvRecords, ch chunk, fields int, how csvRead, p csvPart) (csvPart, error) {
 	only := how.only
 	if only == nil {
 		only = make([]int, fields)
@@ -187,7 +191,7 @@ func readTypedCSV(r *csv.Reader, ch chunk, fields int, how csvRead, p csvPart) (
 	for _, c := range only {
 		p.cols[c] = column.NewVector(how.types[c], 0)
 	}
-	r.ReuseRecord = true
+	r.reuse = true
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -326,7 +330,7 @@ func parseCSVHeadTyped(ch chunk, how csvRead) ([]string, csvPart, error) {
 	if err != nil {
 		return nil, csvPart{}, csvError(err, ch.line)
 	}
-	part, err := readCSVRecords(r, ch, len(header), how)
+	part, err := readCSVRecords(recordsAfterHeader(r, data, len(header)), ch, len(header), how)
 	return header, part, err
 }
 
