@@ -102,6 +102,27 @@ type Paged struct {
 	sample       map[string]int  // matches per key in the last dropped full probe response, until the next window
 	sampleEnd    int             // the end of the window whose response that was
 	wide         bool            // the page in hand is full width and whole: its windows need no re-fetch (see fetchThin)
+
+	// What the kind asks of the paged side's rows and of the probe side's (see Kind.sides).
+	pagedWants, probeWants side
+	// perWindow says a window's join outputs rows: false when only the probe side's unmatched rows are output
+	// (its anti join), for which a window only adds its keys to matchedKeys.
+	perWindow bool
+	// afterEmit is the state to return to once the join in hand is emitted.
+	afterEmit pagedState
+	// ready are output batches due before the join's next (null-key rows); cuts, when the window's paged rows
+	// have null-key rows among them, stream those rows to the join (see cutAtNullKeys).
+	ready []*column.Batch
+	cuts  *cutRows
+	// nulls are the paged side's rows with a null key, when its unmatched rows are output (see nullKeyStream).
+	nulls nullKeyStream
+	// matchedKeys are the keys (connector.Literal) with rows on both sides, seen so far, when the probe side's
+	// unmatched rows are output (nil otherwise): those are its rows whose key is null or not here, read by the
+	// scan after the last page (see nextUnmatchedProbe). Accounted against the budget (matchedHeld).
+	matchedKeys map[string]bool
+	matchedHeld int64
+	scanCursor  []column.Value // the probe scan's keyset: the last row read (nil: from the start)
+	scanDone    bool
 }
 
 // PagedConfig is what the planner tells a paged join beyond the spec.
@@ -199,8 +220,9 @@ const (
 type pagedState int
 
 const (
-	pagedNext pagedState = iota // fetch the next page (or move to the next phase)
-	pagedEmit                   // stream the current page's joined rows
+	pagedNext      pagedState = iota // emit the null-key rows now due, or fetch the next page (or move to the next phase)
+	pagedEmit                        // stream the join in hand (a window's, null-key rows', or unmatched probe rows'), then afterEmit
+	pagedProbeScan                   // after the last page: scan the probe side for its unmatched rows
 	pagedDone
 )
 
@@ -209,15 +231,63 @@ type pageRates struct {
 	thinRows, thinBytes, keys, refetchRows, refetchBytes, outRows int64
 }
 
-// PagedKinds are the join kinds a paged join serves when the given side is paged: those whose output from
-// the paged side is decided by its own rows' matches, so a page's rows are final when the page is done. The
-// others need every page before they can emit (the unpaged side's unmatched or deduplicated rows, or the paged
-// side's innerunique first rows), which defeats paging.
+// PagedKinds are the join kinds a paged join serves when the given side is paged. Each page's rows are joined
+// with the probe rows of that page's keys, so a kind is served when its output is decided one of three ways:
+//
+//   - by a page's own rows and their matches (inner, the paged side's semi join, and innerunique when the
+//     right side is paged, since then the left side it deduplicates is the probe, whose rows of one key all
+//     come with that key);
+//   - by that too, plus the paged side's rows that match nothing (the paged side's outer and anti kinds): a
+//     window's unmatched rows are null-extended (outer) or kept (anti) in its own output, and the rows whose
+//     key is null, which never match, are read apart and merged into the output in order (see nullKeyStream);
+//   - by the whole paged side's keys (the probe side's outer and anti kinds, and fullouter): the keys that
+//     found probe rows are kept across pages, and after the last page the probe side is scanned once for its
+//     rows whose key is null or not among them, emitted last (see nextUnmatchedProbe).
+//
+// Not served: innerunique with the left side paged (the first row of a key may come pages after its others)
+// and the probe side's semi join (a probe row is output once, but its key may match in many pages).
 func PagedKinds(pagedLeft bool) []Kind {
+	if pagedLeft {
+		return []Kind{Inner, LeftSemi, LeftOuter, LeftAnti, RightOuter, FullOuter, RightAnti}
+	}
+	return []Kind{InnerUnique, Inner, RightSemi, RightOuter, RightAnti, LeftOuter, FullOuter, LeftAnti}
+}
+
+// BaselineKinds are the kinds the paged join's baselines serve: those decided by a page's own rows and their
+// matches. The baselines page only rows with a non-null key and keep no keys across pages.
+func BaselineKinds(pagedLeft bool) []Kind {
 	if pagedLeft {
 		return []Kind{Inner, LeftSemi}
 	}
 	return []Kind{InnerUnique, Inner, RightSemi}
+}
+
+// pagedSides is what kind asks of the paged side's rows and of the probe side's.
+func pagedSides(kind Kind, pagedLeft bool) (paged, probe side) {
+	l, r := kind.sides()
+	if pagedLeft {
+		return l, r
+	}
+	return r, l
+}
+
+// keepsUnmatched reports whether a side's rows that match nothing are output (outer or anti).
+func (s side) keepsUnmatched() bool { return s.unmatched || s.anti }
+
+// CheckPagedSort says why a paged join of kind cannot produce the order sort: a kind that outputs the probe
+// side's unmatched rows emits them after the last page, with every paged column null, so the order must put
+// nulls last in every sort column. nil: it can.
+func CheckPagedSort(kind Kind, pagedLeft bool, sort []SortColumn) error {
+	if _, probe := pagedSides(kind, pagedLeft); !probe.keepsUnmatched() {
+		return nil
+	}
+	for _, s := range sort {
+		if s.NullsFirst {
+			return fmt.Errorf("kind %s emits the probe side's unmatched rows (null in %s) after the last page, "+
+				"but the order puts nulls of %s first", kind, s.Column, s.Column)
+		}
+	}
+	return nil
 }
 
 // NewPaged makes a paged join under spec, paging one remote and probing the other.
@@ -286,6 +356,14 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 		}
 	}
 	p.phases = nullPhases(p.sortCols, nullable)
+	if err := CheckPagedSort(spec.Kind, cfg.PagedLeft, p.cfg.Sort); err != nil {
+		return nil, fmt.Errorf("paged join: %w", err)
+	}
+	p.pagedWants, p.probeWants = pagedSides(spec.Kind, cfg.PagedLeft)
+	p.perWindow = p.pagedWants.output || p.probeWants.pairs
+	if p.probeWants.keepsUnmatched() {
+		p.matchedKeys = map[string]bool{}
+	}
 	return p, nil
 }
 
@@ -346,7 +424,22 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 				p.finish()
 				continue
 			}
+			if p.pagedWants.keepsUnmatched() {
+				due, err := p.nextNullKeys(ctx)
+				if err != nil {
+					p.release()
+					p.dropThin()
+					return nil, fmt.Errorf("paged join: rows with a null key: %w", err)
+				}
+				if due {
+					continue
+				}
+			}
 			if p.phase >= len(p.phases) {
+				if p.probeWants.keepsUnmatched() {
+					p.state = pagedProbeScan
+					continue
+				}
 				p.finish()
 				continue
 			}
@@ -356,15 +449,32 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 				return nil, fmt.Errorf("paged join: page %d: %w", p.page, err)
 			}
 		case pagedEmit:
-			b, err := p.hash.Next(ctx)
-			if err != nil {
-				p.release()
-				p.dropThin()
-				return nil, fmt.Errorf("paged join: page %d: %w", p.page, err)
+			var b *column.Batch
+			if len(p.ready) > 0 {
+				b, p.ready = p.ready[0], p.ready[1:]
+			} else {
+				var err error
+				if p.hash != nil {
+					b, err = p.hash.Next(ctx)
+				}
+				if err == nil && p.cuts != nil {
+					err = p.readyCuts(ctx, b)
+					if err == nil && len(p.ready) > 0 {
+						if b != nil {
+							p.ready = append(p.ready, b)
+						}
+						continue
+					}
+				}
+				if err != nil {
+					p.release()
+					p.dropThin()
+					return nil, fmt.Errorf("paged join: page %d: %w", p.page, err)
+				}
 			}
 			if b == nil {
 				p.release()
-				p.state = pagedNext
+				p.state = p.afterEmit
 				continue
 			}
 			if b.N == 0 {
@@ -377,6 +487,15 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 			p.lastRate.outRows += int64(b.N)
 			p.emit(trace.RowsEmitted, map[string]any{"rows": b.N, "total": p.emitted, "page": p.page})
 			return b, nil
+		case pagedProbeScan:
+			if p.cfg.Limit >= 0 && p.emitted >= p.cfg.Limit {
+				p.finish()
+				continue
+			}
+			if err := p.nextUnmatchedProbe(ctx); err != nil {
+				p.release()
+				return nil, fmt.Errorf("paged join: the probe side's unmatched rows: %w", err)
+			}
 		case pagedDone:
 			return nil, nil
 		default:
@@ -387,6 +506,9 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 
 func (p *Paged) finish() {
 	p.dropThin()
+	p.nulls.drop(p.budget)
+	p.budget.Shrink(p.matchedHeld)
+	p.matchedKeys, p.matchedHeld = nil, 0
 	p.state = pagedDone
 	p.details.Set(DetailPageSizes, append([]int(nil), p.sizes...))
 }
@@ -406,7 +528,22 @@ func (p *Paged) grow(what string, n int64) error {
 func (p *Paged) release() {
 	p.budget.Shrink(p.held)
 	p.held = 0
-	p.hash = nil
+	p.hash, p.cuts, p.ready = nil, nil, nil
+}
+
+// readyCuts puts in p.ready the null-key rows due before b, the join's next output (nil: its end).
+func (p *Paged) readyCuts(ctx context.Context, b *column.Batch) error {
+	if b == nil {
+		p.cuts.started = math.MaxInt
+	}
+	for _, c := range p.cuts.due() {
+		batches, err := p.alone(ctx, c.rows)
+		if err != nil {
+			return err
+		}
+		p.ready = append(p.ready, batches...)
+	}
+	return nil
 }
 
 // phaseKeys is the current phase's cursor: (the phase's non-null sort columns…, key).
@@ -502,7 +639,7 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 
 	var page connector.Page
 	limit := size + 1
-	wide := p.page == 1 && !p.cfg.ThinFirst && !p.cfg.FixedPage
+	wide := p.page == 1 && !p.cfg.ThinFirst && !p.cfg.FixedPage && p.perWindow
 	cols, order := thinCols, p.thinOrder()
 	for {
 		limit = size + 1
@@ -655,6 +792,14 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 			"keys": len(keys), "window_from": valuesAny(from), "window_to": valuesAny(to), "reason": reason})
 		p.windowKeys *= windowGrowth
 	}
+	if !p.perWindow {
+		// Only the probe side's unmatched rows are output: a window only says which keys the paged side has.
+		if err := p.noteMatched(keys); err != nil {
+			return err
+		}
+		p.advanceWindow(to, end)
+		return nil
+	}
 	var stop stopAt
 	switch {
 	case !p.waiting():
@@ -684,17 +829,47 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The paged rows the window's output needs: those that matched (pairs, semi), every row (the paged
+	// side's outer join: the rest are null-extended), or those whose key matched nothing (its anti join).
+	want := matched
+	switch {
+	case p.pagedWants.unmatched:
+		want = keys
+	case p.pagedWants.anti:
+		want = missing(keys, matched)
+	}
 	var pagedTab *column.Table
 	switch {
-	case len(matched) == 0:
+	case len(want) == 0:
 	case p.wide:
-		pagedTab, err = p.pageRows(start, end, from, to, matched)
+		pagedTab, err = p.pageRows(start, end, from, to, want)
 	default:
-		pagedTab, err = p.refetch(ctx, from, to, matched)
+		pagedTab, err = p.refetch(ctx, from, to, want)
 	}
 	if err != nil {
 		return err
 	}
+	if err := p.noteMatched(matched); err != nil {
+		return err
+	}
+	var cuts []nullCut
+	if pagedTab != nil && p.pagedWants.keepsUnmatched() {
+		if cuts, err = p.cutAtNullKeys(ctx, pagedTab); err != nil {
+			return err
+		}
+	}
+	p.advanceWindow(to, end)
+	if pagedTab == nil || pagedTab.N == 0 {
+		p.release()
+		return nil
+	}
+	p.joinRows(pagedTab, probeTab, false, cuts)
+	return nil
+}
+
+// advanceWindow moves the cursor past the window that ended at the page's row end, whose last tuple is to:
+// the page is dropped after its last window, and the phase ends after a short page's.
+func (p *Paged) advanceWindow(to []column.Value, end int) {
 	p.cursor, p.thinPos = to, end
 	p.windowOfPage++
 	if end == p.thinUse {
@@ -704,14 +879,96 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		}
 		p.dropThin()
 	}
-	if pagedTab == nil || pagedTab.N == 0 {
-		p.release()
+}
+
+// joinRows leaves the join of pagedTab and probeTab ready to emit, then back to the next page (or, with
+// probeScan, to the probe scan). The hash table holds the probe rows and the paged rows stream through it in
+// order — through cutRows when null-key rows go between them (cuts) — except for the probe scan's unmatched
+// rows, which stream through an empty paged side.
+func (p *Paged) joinRows(pagedTab, probeTab *column.Table, probeScan bool, cuts []nullCut) {
+	left, right := p.sideOps(pagedTab, probeTab)
+	if len(cuts) > 0 {
+		pagedOp := &left
+		if !p.cfg.PagedLeft {
+			pagedOp = &right
+		}
+		p.cuts = &cutRows{pageTable: *(*pagedOp).(*pageTable), cuts: cuts, started: -1}
+		*pagedOp = p.cuts
+	}
+	buildLeft := !p.cfg.PagedLeft
+	p.afterEmit = pagedNext
+	if probeScan {
+		buildLeft, p.afterEmit = p.cfg.PagedLeft, pagedProbeScan
+	}
+	p.hash = NewHash(p.spec, left, right, buildLeft, p.budget)
+	p.state = pagedEmit
+}
+
+// missing are the keys not in matched.
+func missing(keys, matched []column.Value) []column.Value {
+	found := make(map[string]bool, len(matched))
+	for _, v := range matched {
+		found[connector.Literal(v)] = true
+	}
+	var out []column.Value
+	for _, v := range keys {
+		if !found[connector.Literal(v)] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// matchedKeyBytes is what one key of matchedKeys is accounted at beyond its text: the map's slot and the
+// string header, roughly.
+const matchedKeyBytes = 48
+
+// matchedKeysShare is the share of the memory budget matchedKeys may take: the set only grows, and the pages,
+// probe rows and hash tables of the windows still to come need the rest; a set that outgrows it fails the join
+// with its own error, not a later page with the page's.
+const matchedKeysShare = 0.5
+
+// noteMatched adds keys to matchedKeys, when the probe side's unmatched rows are output. The set grows with the
+// distinct keys both sides share; past the budget the join fails, since the scan after the last page cannot
+// tell the unmatched probe rows without it.
+func (p *Paged) noteMatched(keys []column.Value) error {
+	if p.matchedKeys == nil {
 		return nil
 	}
-	left, right := p.sideOps(pagedTab, probeTab)
-	p.hash = NewHash(p.spec, left, right, !p.cfg.PagedLeft, p.budget)
-	p.state = pagedEmit
+	var grow int64
+	var fresh []string
+	for _, v := range keys {
+		k := connector.Literal(v)
+		if !p.matchedKeys[k] {
+			fresh = append(fresh, k)
+			grow += int64(len(k)) + matchedKeyBytes
+		}
+	}
+	if grow == 0 {
+		return nil
+	}
+	err := p.budget.Grow("the keys matched so far", grow)
+	if lim := p.budget.Limit(); err == nil && lim > 0 && float64(p.matchedHeld+grow) > matchedKeysShare*float64(lim) {
+		p.budget.Shrink(grow)
+		err = &memory.ExceededError{Holder: fmt.Sprintf("the keys matched so far (at most %.0f%% of the budget)", matchedKeysShare*100),
+			Asked: grow, Used: p.matchedHeld, Limit: int64(matchedKeysShare * float64(lim))}
+	}
+	if err != nil {
+		return fmt.Errorf("kind %s outputs the %s side's unmatched rows, known only from every key the paged side matched: "+
+			"%d keys so far are over the budget: %w", p.spec.Kind, p.probeSideName(), len(p.matchedKeys)+len(fresh), err)
+	}
+	p.matchedHeld += grow
+	for _, k := range fresh {
+		p.matchedKeys[k] = true
+	}
 	return nil
+}
+
+func (p *Paged) probeSideName() string {
+	if p.cfg.PagedLeft {
+		return "right"
+	}
+	return "left"
 }
 
 // waiting says the consumer is still waiting for rows it was promised soon: the first row, or, under take N,

@@ -24,6 +24,13 @@ type baselineJoin struct {
 
 func newBaseline(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env, name string) (*baselineJoin, error) {
 	cfg.Op = name
+	served := false
+	for _, k := range BaselineKinds(cfg.PagedLeft) {
+		served = served || k == spec.Kind
+	}
+	if !served {
+		return nil, fmt.Errorf("%s: kind %s is not served (served: %v): a baseline pages only rows with a key and keeps nothing across pages", name, spec.Kind, BaselineKinds(cfg.PagedLeft))
+	}
 	p, err := NewPaged(spec, left, right, cfg, env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

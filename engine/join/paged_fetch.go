@@ -93,6 +93,24 @@ func (f *fetcher) send(ctx context.Context, req connector.Request, purpose strin
 	return page, nil
 }
 
+// sendShrinking is send that halves the request's row limit after each result-too-large answer (the bytes cap:
+// rows wider than guessed). It returns the answer and the limit it was asked with, which says whether the
+// answer is full.
+func (f *fetcher) sendShrinking(ctx context.Context, req connector.Request, purpose string) (connector.Page, int, error) {
+	for {
+		page, err := f.send(ctx, req, purpose)
+		var big *connector.ResultTooLargeError
+		if errors.As(err, &big) && req.Limit > 1 {
+			req.Limit = max(1, req.Limit/shrinkDivisor)
+			continue
+		}
+		if err != nil {
+			return connector.Page{}, 0, fmt.Errorf("%s: %w", purpose, err)
+		}
+		return page, req.Limit, nil
+	}
+}
+
 func emptyBatch(cols []string, schema column.Schema) *column.Batch {
 	vecs := make([]*column.Vector, len(cols))
 	for i, c := range cols {

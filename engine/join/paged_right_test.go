@@ -22,11 +22,7 @@ func rightOracle(t *testing.T, spec *Spec, c pagedCase) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := []connector.OrderKey{{Column: "ts", Desc: true}, {Column: "user"}, {Column: "id"}}
-	if tab.Schema.Index("det") >= 0 {
-		order = append(order, connector.OrderKey{Column: "det"})
-	}
-	return render(sortTable(tab, order))
+	return render(sortTable(tab, pagedOrder(tab)))
 }
 
 // TestPagedRightOracle pages the right side (Logs) of Dets ⋈ Logs for the kinds served that way — inner,

@@ -146,7 +146,11 @@ func logTable(rows []logRow) *column.Table {
 func detTable(users ...string) *column.Table {
 	t := column.NewTable(detSchema)
 	for i, u := range users {
-		t.Cols[0].AppendString(u)
+		if u == "" {
+			t.Cols[0].AppendNull() // a detection with no user: a null key on the probe side
+		} else {
+			t.Cols[0].AppendString(u)
+		}
 		t.Cols[1].AppendString(fmt.Sprintf("d%03d-%s", i, u))
 		t.N++
 	}
@@ -185,11 +189,19 @@ func oracle(t *testing.T, spec *Spec, c pagedCase) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	order := []connector.OrderKey{{Column: "ts", Desc: true}, {Column: "user"}, {Column: "id"}}
-	if tab.Schema.Index("det") >= 0 {
-		order = append(order, connector.OrderKey{Column: "det"})
+	return render(sortTable(tab, pagedOrder(tab)))
+}
+
+// pagedOrder is the paged join's documented order over the columns of tab that are output: ts desc with nulls
+// last, then the key, then the logs' table key (id), then det (a semi or anti join outputs one side only).
+func pagedOrder(tab *column.Table) []connector.OrderKey {
+	var order []connector.OrderKey
+	for _, k := range []connector.OrderKey{{Column: "ts", Desc: true}, {Column: "user"}, {Column: "id"}, {Column: "det"}} {
+		if tab.Schema.Index(k.Column) >= 0 {
+			order = append(order, k)
+		}
 	}
-	return render(sortTable(tab, order))
+	return order
 }
 
 func render(t *column.Table) []string {

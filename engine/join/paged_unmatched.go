@@ -1,0 +1,374 @@
+package join
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/trace"
+)
+
+// The rows of the paged join that match nothing and are not in any window's join: the paged side's rows whose
+// key is null (output by the paged side's outer and anti kinds), and the probe side's rows whose key the paged
+// side never has (output by the probe side's outer and anti kinds, and fullouter).
+//
+// Null-key rows never match, and thin pages never read them (their key is the cursor's tiebreaker, which no
+// source compares with null). They are read apart, per null phase, at full width in the output's order —
+// `isnull(key)`, the phase's sort columns null or not, ordered by (sort columns…, the table's key) and
+// continued by keyset over the phase's non-null sort columns and the table's key without the join key — a
+// response at a time, and merged into the output: a null key sorts after every key, so a null-key row goes
+// out just before the first row of the main stream whose sort values come after its own, or at the end of its
+// phase. Each batch goes through the windows' machinery, joined with an empty probe side: null-extended
+// (outer) or alone (anti). Cost: one request per response of such rows, at least one per phase reached.
+//
+// The probe side's unmatched rows are known only when every page is done. Each window adds to matchedKeys the
+// keys that found probe rows (or, when windows probe nothing — the probe side's anti join — every key of the
+// window); after the last page the probe side is scanned once in its table key's order, a response at a time,
+// and its rows whose key is null or not in the set go out joined with an empty paged side: null-extended
+// (outer) or alone (anti). Every paged column of those rows is null, so they come last in an order that puts
+// nulls last (CheckPagedSort refuses the others). Memory: the set, a key and matchedKeyBytes each, accounted;
+// past the budget the join fails (see noteMatched). Cost: ⌈probe rows / probeScanRows⌉ requests.
+
+// Trace event kinds of the unmatched rows.
+const (
+	// NullKeyRows: phase, rows, more — a response of the paged side's rows with a null key.
+	NullKeyRows trace.Kind = "null_key_rows"
+	// ProbeScanned: rows, unmatched, more, matched_keys — a response of the scan of the probe side after the
+	// last page, and how many of its rows matched no paged key.
+	ProbeScanned trace.Kind = "probe_scanned"
+)
+
+// probeScanRows bounds one response of the probe scan (below the source's row cap): the scan holds one
+// response and its unmatched rows at a time, so its memory stays that of a page whatever the probe side's size.
+const probeScanRows = 4096
+
+// nullKeyStream reads the paged side's rows with a null key, phase by phase, a response at a time.
+type nullKeyStream struct {
+	phase  int           // the phase being read
+	rows   *column.Table // the last response, emitted up to pos
+	pos    int
+	cursor []column.Value // the keyset values of the response's last row (nil: the phase's start)
+	asked  bool           // a request of the phase was sent
+	more   bool           // the source may hold more rows of the phase past cursor
+	held   int64
+}
+
+func (n *nullKeyStream) drop(budget *memory.Budget) {
+	budget.Shrink(n.held)
+	n.rows, n.pos, n.held = nil, 0, 0
+}
+
+// nextNullKeys leaves ready to emit the null-key rows due before the main stream's next window — those whose
+// sort values come before its first row, or all of a phase the main stream has left, a response at a time —
+// and reports whether there were any. It may fetch the next thin page to know where the main stream stands.
+func (p *Paged) nextNullKeys(ctx context.Context) (bool, error) {
+	n := &p.nulls
+	for n.phase < len(p.phases) && n.phase <= p.phase {
+		var bound []column.Value // the next main row's sort values; nil: the whole phase is due
+		if n.phase == p.phase {
+			if p.thin == nil {
+				if err := p.fetchThin(ctx); err != nil {
+					return false, err
+				}
+				if p.thin == nil {
+					continue // the phase has no more rows: p.phase moved on
+				}
+			}
+			t := p.tupleAt(p.thinPos)
+			bound = t[:len(t)-1]
+		}
+		due, err := p.dueNullKeys(ctx, bound)
+		if err != nil {
+			return false, err
+		}
+		if due == nil {
+			n.drop(p.budget)
+			n.phase++
+			n.cursor, n.asked = nil, false
+			continue
+		}
+		if due.N == 0 {
+			return false, nil
+		}
+		batches, err := p.alone(ctx, due)
+		if err != nil {
+			return false, err
+		}
+		p.ready, p.cuts, p.hash = batches, nil, nil
+		p.state, p.afterEmit = pagedEmit, pagedNext
+		return true, nil
+	}
+	return false, nil
+}
+
+// dueNullKeys takes the current null phase's next rows that sort before bound (nil: every row), from the
+// response in hand or, once it is spent, the next one: empty when none is due, nil when the phase is done.
+func (p *Paged) dueNullKeys(ctx context.Context, bound []column.Value) (*column.Table, error) {
+	n := &p.nulls
+	if n.rows == nil || n.pos >= n.rows.N {
+		if n.asked && !n.more {
+			return nil, nil
+		}
+		if err := p.readNullKeys(ctx); err != nil {
+			return nil, err
+		}
+		if n.rows.N == 0 {
+			return nil, nil
+		}
+	}
+	end := n.pos
+	for end < n.rows.N && (bound == nil || p.sortsBefore(n.rows, end, bound)) {
+		end++
+	}
+	out := column.NewTable(n.rows.Schema)
+	out.Append(n.rows.Batch().Slice(n.pos, end))
+	n.pos = end
+	return out, nil
+}
+
+// nullCut is where null-key rows go inside a window's output: just before its paged row row.
+type nullCut struct {
+	row  int
+	rows *column.Table
+}
+
+// cutAtNullKeys finds where the current null phase's rows go among a window's paged rows (in the output's
+// order), taking them from the null stream: a row of t whose sort values come after null-key rows not yet out
+// gets them just before it. The rows are held (accounted) until the window is emitted.
+func (p *Paged) cutAtNullKeys(ctx context.Context, t *column.Table) ([]nullCut, error) {
+	var cuts []nullCut
+	if p.nulls.phase != p.phase {
+		return nil, nil // the null stream is not at the window's phase (it never passes the main stream)
+	}
+	bound := make([]column.Value, 0, len(p.sortCols))
+	for i := 0; i < t.N; i++ {
+		bound = bound[:0]
+		for c, s := range p.sortCols {
+			if !p.phases[p.nulls.phase][c] {
+				bound = append(bound, t.Cols[t.Schema.Index(s.Column)].Value(i))
+			}
+		}
+		for {
+			due, err := p.dueNullKeys(ctx, bound)
+			if err != nil {
+				return nil, err
+			}
+			if due == nil {
+				return cuts, nil
+			}
+			if due.N == 0 {
+				break
+			}
+			if err := p.grow("rows with a null key", due.Batch().Bytes()); err != nil {
+				return nil, err
+			}
+			if len(cuts) > 0 && cuts[len(cuts)-1].row == i {
+				cuts[len(cuts)-1].rows.Append(due.Batch())
+			} else {
+				cuts = append(cuts, nullCut{row: i, rows: due})
+			}
+		}
+	}
+	return cuts, nil
+}
+
+// alone is rows of the paged side joined with an empty probe side: null-extended (outer) or alone (anti).
+func (p *Paged) alone(ctx context.Context, rows *column.Table) ([]*column.Batch, error) {
+	left, right := p.sideOps(rows, p.emptyTable(p.probe.r))
+	h := NewHash(p.spec, left, right, !p.cfg.PagedLeft, p.budget)
+	var out []*column.Batch
+	for {
+		b, err := h.Next(ctx)
+		if err != nil || b == nil {
+			return out, err
+		}
+		if b.N > 0 {
+			out = append(out, b)
+		}
+	}
+}
+
+// cutRows streams a window's paged rows like pageTable, but never hands over a batch across a cut, and
+// remembers the first row of the batch it handed over last: the output the hash join returns next comes from
+// that batch, so the cuts at or before it are due first.
+type cutRows struct {
+	pageTable
+	cuts    []nullCut
+	started int // the first row of the last batch handed over (-1: none yet)
+}
+
+func (o *cutRows) Next(ctx context.Context) (*column.Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if o.pos >= o.t.N {
+		o.started = o.t.N
+		return nil, nil
+	}
+	hi := min(o.t.N, o.pos+outRows)
+	for _, c := range o.cuts {
+		if c.row > o.pos && c.row < hi {
+			hi = c.row
+			break
+		}
+	}
+	b := o.t.Batch().Slice(o.pos, hi)
+	o.started, o.pos = o.pos, hi
+	return b, nil
+}
+
+// due takes the cuts the next output may not precede: those at or before the last batch's first row.
+func (o *cutRows) due() []nullCut {
+	k := 0
+	for k < len(o.cuts) && o.cuts[k].row <= o.started {
+		k++
+	}
+	out := o.cuts[:k]
+	o.cuts = o.cuts[k:]
+	return out
+}
+
+// sortsBefore reports whether row i of t comes strictly before the sort values bound (the null phase's
+// non-null sort columns) in the output's order.
+func (p *Paged) sortsBefore(t *column.Table, i int, bound []column.Value) bool {
+	k := 0
+	for c, s := range p.sortCols {
+		if p.phases[p.nulls.phase][c] {
+			continue
+		}
+		v := t.Cols[t.Schema.Index(s.Column)].Value(i)
+		cmp, _ := expr.Compare(v, bound[k])
+		k++
+		if s.Desc {
+			cmp = -cmp
+		}
+		if cmp != 0 {
+			return cmp < 0
+		}
+	}
+	return false
+}
+
+// readNullKeys fetches the next response of the current null phase's null-key rows.
+func (p *Paged) readNullKeys(ctx context.Context) error {
+	n := &p.nulls
+	r := p.paged.r
+	cols, order := p.fullColumns()
+	ph := p.phases[n.phase]
+	var keyset []connector.OrderKey
+	for _, k := range order {
+		if i := p.sortIndex(k.Column); k.Column != p.keyCol && (i < 0 || !ph[i]) {
+			keyset = append(keyset, k) // the key and the phase's null sort columns are null: no cursor compares them
+		}
+	}
+	terms := []connector.Predicate{connector.Not{X: connector.NotNull{Column: p.keyCol}}}
+	for i, s := range p.sortCols {
+		if ph[i] {
+			terms = append(terms, connector.Not{X: connector.NotNull{Column: s.Column}})
+		} else {
+			terms = append(terms, connector.NotNull{Column: s.Column})
+		}
+	}
+	if n.cursor != nil {
+		terms = append(terms, connector.Keyset{Keys: keyset, Values: n.cursor, Bound: connector.After})
+	}
+	limit := max(p.size, firstPageRows)
+	if caps := r.Conn.Caps(); caps.MaxRows > 0 {
+		limit = min(limit, caps.MaxRows)
+	}
+	req := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: limit, Where: p.paged.where(terms...)}
+	page, asked, err := p.paged.sendShrinking(ctx, req, "null-keys")
+	if err != nil {
+		return err
+	}
+	n.drop(p.budget)
+	if err := p.budget.Grow("rows with a null key", page.Batch.Bytes()); err != nil {
+		return err
+	}
+	rows := page.Rows()
+	n.held, n.asked = page.Batch.Bytes(), true
+	n.rows, n.pos = pageOf(page, cols, r.Info.Schema), 0
+	n.more = rows > 0 && (page.Truncated || rows >= asked)
+	if n.more {
+		if len(keyset) == 0 {
+			return fmt.Errorf("%d rows with a null key fill a response, and no column is left to continue after them", rows)
+		}
+		n.cursor = make([]column.Value, len(keyset))
+		for i, k := range keyset {
+			n.cursor[i] = n.rows.Cols[n.rows.Schema.Index(k.Column)].Value(rows - 1)
+		}
+	}
+	p.emit(NullKeyRows, map[string]any{"phase": n.phase, "rows": rows, "more": n.more})
+	return nil
+}
+
+// nextUnmatchedProbe reads the next response of the probe scan and leaves its rows that match no paged key
+// ready to emit; after the last response it finishes the join.
+func (p *Paged) nextUnmatchedProbe(ctx context.Context) error {
+	if p.scanDone {
+		p.finish()
+		return nil
+	}
+	r := p.probe.r
+	cols := fetchColumns(r)
+	order := r.Info.Key
+	for _, k := range order {
+		if indexOfName(cols, k.Column) < 0 {
+			cols = append(cols, k.Column)
+		}
+	}
+	limit := probeScanRows
+	if caps := r.Conn.Caps(); caps.MaxRows > 0 {
+		limit = min(limit, caps.MaxRows)
+	}
+	var after connector.Predicate
+	if p.scanCursor != nil {
+		after = connector.Keyset{Keys: order, Values: p.scanCursor, Bound: connector.After}
+	}
+	req := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: limit, Where: p.probe.where(after)}
+	page, asked, err := p.probe.sendShrinking(ctx, req, "probe-scan")
+	if err != nil {
+		return err
+	}
+	rows := page.Rows()
+	b := page.Batch
+	if rows > 0 && (page.Truncated || rows >= asked) {
+		p.scanCursor = make([]column.Value, len(order))
+		for i, k := range order {
+			p.scanCursor[i] = b.Cols[indexOfName(cols, k.Column)].Value(rows - 1)
+		}
+	} else {
+		p.scanDone = true
+	}
+	keyVec := b.Cols[indexOfName(cols, r.keyColumn())]
+	var idx []int32
+	for i := 0; i < rows; i++ {
+		if keyVec.IsNull(i) || !p.matchedKeys[connector.Literal(keyVec.Value(i))] {
+			idx = append(idx, int32(i))
+		}
+	}
+	p.emit(ProbeScanned, map[string]any{"rows": rows, "unmatched": len(idx), "more": !p.scanDone, "matched_keys": len(p.matchedKeys)})
+	if len(idx) == 0 {
+		return nil
+	}
+	out := &column.Table{Schema: schemaOf(cols, r.Info.Schema), Cols: make([]*column.Vector, len(cols)), N: len(idx)}
+	for i, c := range b.Cols {
+		if c != nil {
+			out.Cols[i] = c.Gather(idx)
+		}
+	}
+	if err := p.grow("unmatched probe rows", out.Batch().Bytes()); err != nil {
+		return err
+	}
+	p.joinRows(p.emptyTable(p.paged.r), out, true, nil)
+	return nil
+}
+
+// emptyTable is a table of r's fetched columns with no rows: the side a batch of unmatched rows is joined
+// with.
+func (p *Paged) emptyTable(r *Remote) *column.Table {
+	return column.NewTable(schemaOf(fetchColumns(r), r.Info.Schema))
+}
