@@ -216,9 +216,11 @@ func pagedLeft(jp *JoinPlan) bool {
 
 // checkPaged says why the paged family cannot run a join: it needs two connector sources whose conditions
 // are all pushed (the pager builds its own requests), one equality key of one type on both sides (the key is
-// the cursor's tiebreaker and the IN list's column), and a kind whose paged-side output is final page by page:
-// inner or the paged side's semi join (and innerunique when the right side is paged). Outer and anti kinds
-// would need the unpaged side's unmatched rows, or every paged row, known only after the last page.
+// the cursor's tiebreaker and the IN list's column), and a kind the strategy serves with that side paged. The
+// paged join serves every kind but innerunique with the left side paged and the probe side's semi join
+// (join.PagedKinds: both would output a row once whose first match may come pages later); the baselines page
+// keyed rows only and keep nothing across pages, so they serve inner and the paged side's semi join, and
+// innerunique when the right side is paged (join.BaselineKinds).
 func checkPaged(jp *JoinPlan, name Strategy) error {
 	if jp.Interval != nil {
 		return fmt.Errorf("%s joins on equality keys, not an interval condition", name)
@@ -240,7 +242,11 @@ func checkPaged(jp *JoinPlan, name Strategy) error {
 		return fmt.Errorf("%s needs the same key type on both sides (the IN list is typed), found %s and %s", name, lt, rt)
 	}
 	left := pagedLeft(jp)
-	for _, k := range join.PagedKinds(left) {
+	served, why := join.PagedKinds(left), "the others output a row once, and its first match may come in any page"
+	if name != StrategyPaged {
+		served, why = join.BaselineKinds(left), "a baseline pages keyed rows only and keeps nothing across pages, so it cannot output unmatched rows"
+	}
+	for _, k := range served {
 		if k == jp.Spec.Kind {
 			if _, err := pagedPageRows(jp, name); err != nil {
 				return err
@@ -254,11 +260,11 @@ func checkPaged(jp *JoinPlan, name Strategy) error {
 		side = "left"
 	}
 	var kinds []string
-	for _, k := range join.PagedKinds(left) {
+	for _, k := range served {
 		kinds = append(kinds, k.String())
 	}
-	return fmt.Errorf("%s serves kinds %s when the %s side is paged, not %s: the other kinds need rows known only after the last page",
-		name, strings.Join(kinds, ", "), side, jp.Spec.Kind)
+	return fmt.Errorf("%s serves kinds %s when the %s side is paged, not %s: %s",
+		name, strings.Join(kinds, ", "), side, jp.Spec.Kind, why)
 }
 
 // choosePaged picks the paged join when a side cannot come back in one request, or would not fit the budget.

@@ -21,7 +21,7 @@ import (
 // rows after the join counted them), the sort removed (a top N becomes a take N). A sort the join cannot
 // follow — an expression, a column of the other side, the join key before the last place, a column after the
 // first that the source does not declare never null, several columns under a baseline, a baseline that does
-// not claim the order — is
+// not claim the order, nulls first under a kind that emits the probe side's unmatched rows last — is
 // left in place: the answer stays right, only streaming and the early stop are lost, and explain says so.
 //
 // It runs once in Build, after pushdown and before liveness; it never changes the result of a correct
@@ -181,6 +181,10 @@ func (r *pagedRewriter) setOrder(j *joinNode, cols []join.SortColumn, limit int6
 	}
 	if !claimed {
 		j.reason += fmt.Sprintf("; the sort by %s stays above the join (this strategy does not produce that order)", text)
+		return false
+	}
+	if err := join.CheckPagedSort(j.jp.Spec.Kind, pagedLeft(j.jp), cols); err != nil {
+		j.reason += fmt.Sprintf("; the sort by %s stays above the join (%v)", text, err)
 		return false
 	}
 	cfg := r.cfg(j)

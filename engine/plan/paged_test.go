@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -143,10 +144,12 @@ func TestPagedForcedBaselines(t *testing.T) {
 func TestPagedRefusedKindsArePositioned(t *testing.T) {
 	srcs := pagedSources(t, 12, 50)
 	for _, c := range []struct{ q, want string }{
-		{"@Logs | join kind=leftouter hint.strategy=paged (@Dets) on $left.user == $right.user_name",
-			`1:29: hint.strategy=paged cannot run this join: paged serves kinds inner, leftsemi when the left side is paged, not leftouter`},
+		{"@Logs | join kind=innerunique hint.strategy=paged (@Dets) on $left.user == $right.user_name",
+			`1:31: hint.strategy=paged cannot run this join: paged serves kinds inner, leftsemi, leftouter, leftanti, rightouter, fullouter, rightanti when the left side is paged, not innerunique: the others output a row once`},
+		{"@Logs | join kind=rightsemi hint.strategy=paged (@Dets) on $left.user == $right.user_name",
+			`1:29: hint.strategy=paged cannot run this join: paged serves kinds inner, leftsemi, leftouter, leftanti, rightouter, fullouter, rightanti when the left side is paged, not rightsemi`},
 		{"@Logs | join kind=leftanti hint.strategy=\"keyset-lt\" (@Dets) on $left.user == $right.user_name",
-			`1:28: hint.strategy=keyset-lt cannot run this join: keyset-lt serves kinds inner, leftsemi when the left side is paged, not leftanti`},
+			`1:28: hint.strategy=keyset-lt cannot run this join: keyset-lt serves kinds inner, leftsemi when the left side is paged, not leftanti: a baseline pages keyed rows only`},
 		{"@Logs | join kind=inner hint.strategy=paged (@Dets | extend u = strcat(user_name, \"\")) on $left.user == $right.u",
 			`1:25: hint.strategy=paged cannot run this join: paged needs both sides to be connector sources`},
 		{"@Logs | join kind=inner hint.strategy=paged (@Dets) on $left.user == $right.user_name, $left.id == $right.tactic",
@@ -291,4 +294,55 @@ func TestPagedRewriteTakesTwoColumnSort(t *testing.T) {
 	if !strings.Contains(ex, "the sort by ts desc, id asc stays above the join") {
 		t.Errorf("a sort with a nullable second column was handed to the join:\n%s", ex)
 	}
+}
+
+// TestPagedOuterKinds: the outer and anti kinds plan with the paged join (forced, and chosen unforced when
+// the paged side cannot come back in one request), and give the hash join's rows. The wheres leave rows
+// unmatched on both sides: Logs' bob has no detection, Dets' ana no log. The sort goes into the join, and the
+// output follows it, the probe side's unmatched rows (null timestamps) last (rightanti outputs Dets alone:
+// no sort).
+func TestPagedOuterKinds(t *testing.T) {
+	join := `@Logs | where user != "ana" | join kind=%s %s(@Dets | where user_name != "bob") on $left.user == $right.user_name`
+	for _, kind := range []string{"leftouter", "leftanti", "rightouter", "fullouter", "rightanti"} {
+		q := join + " | sort by ts desc"
+		if kind == "rightanti" {
+			q = join
+		}
+		for _, c := range []struct {
+			hint         string
+			rows, capRow int
+		}{{"hint.strategy=paged ", 12, 50}, {"", 60, 50}} {
+			srcs := pagedSources(t, c.rows, c.capRow)
+			p := buildPlan(t, fmt.Sprintf(q, kind, c.hint), srcs)
+			ex := p.Explain()
+			if !strings.Contains(ex, "paged join") || (kind != "rightanti" && !strings.Contains(ex, "the sort above removed")) {
+				t.Errorf("%s %q: not a paged join with the sort inside:\n%s", kind, c.hint, ex)
+			}
+			got, _ := runRows(t, p)
+			want, _ := runRows(t, buildPlan(t, fmt.Sprintf(q, kind, "hint.strategy=hash "), srcs))
+			if g, w := sortedLines(rowsText(got)), sortedLines(rowsText(want)); g != w || got.N == 0 {
+				t.Errorf("%s %q: paged rows\n%s\nhash rows\n%s", kind, c.hint, g, w)
+			}
+			if ts := got.Schema.Index("ts"); ts >= 0 {
+				for i := 1; i < got.N; i++ {
+					a, b := got.Cols[ts].Value(i-1), got.Cols[ts].Value(i)
+					if (a.Null && !b.Null) || (!a.Null && !b.Null && a.Int < b.Int) {
+						t.Fatalf("%s %q: row %d (ts %v) after row %d (ts %v): not ts desc, nulls last", kind, c.hint, i, b, i-1, a)
+					}
+				}
+			}
+		}
+	}
+	// Nulls first: the probe side's unmatched rows cannot come first, so the sort stays above the join.
+	srcs := pagedSources(t, 12, 50)
+	ex := buildPlan(t, fmt.Sprintf(join, "fullouter", "hint.strategy=paged ")+" | sort by ts desc nulls first", srcs).Explain()
+	if !strings.Contains(ex, "stays above the join (kind fullouter emits the probe side's unmatched rows") {
+		t.Errorf("fullouter with nulls first: the sort was handed to the join:\n%s", ex)
+	}
+}
+
+func sortedLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }
