@@ -26,7 +26,9 @@ import (
 // The join key is the cursor's tiebreaker, so the cursor walks through a tie group instead of stopping in it or
 // skipping it. For each page:
 //
-//	thin ──► probe ──► refetch ──► emit ──► thin … ──► (short page) ──► next phase ──► done
+//	thin ──► probe ──► refetch ──► emit ──► thin … ──► (short page) ──► next phase ──► … ──► probe scan ──► done
+//	  ▲                                │
+//	  └──── null-key rows due ◄────────┘  (the paged side's outer and anti kinds)
 //
 //	thin     one request for page_size+1 thin rows; the extra row only says whether the page is the last
 //	         (short) and whether the page edge cuts a tie group; it is not part of the page
@@ -43,8 +45,10 @@ import (
 // tile the order, every finished page extends a prefix of the final result: rows are certain as soon as they
 // are emitted, and a consumer that stops pulling (take N) stops the join — no further request is sent.
 //
-// Nulls: a row whose join key is null never matches (inner, semi), so thin pages ask `isnotnull(key)` and such
-// rows are never fetched. Rows whose sort column is null are paged in a phase of their own, by the join key
+// Nulls: a row whose join key is null never matches, so thin pages ask `isnotnull(key)`; when the kind outputs
+// the paged side's unmatched rows (its outer or anti join) the null-key rows are read apart and merged into the
+// output in order, and when it outputs the probe side's, those come from a scan of the probe side after the
+// last page (see paged_unmatched.go). Rows whose sort column is null are paged in a phase of their own, by the join key
 // alone (`isnull(sort) and key > cursor`): after the other rows when nulls sort last (KQL's default for desc),
 // before them when they sort first.
 //
@@ -62,7 +66,9 @@ import (
 // Memory: one thin page, its probe rows and its re-fetched rows, plus the hash table over the probe rows; all
 // accounted against the budget and released when the page is emitted. Cost: per page one thin request, ⌈keys /
 // slice⌉ probe requests and ⌈matched / slice⌉ re-fetch requests (more when an answer exceeds a response);
-// a page whose keys match nothing costs no re-fetch.
+// a page whose keys match nothing costs no re-fetch (for inner and semi kinds; an outer join on the paged side
+// re-fetches every row of the window's keys, an anti join the rows of the keys that matched nothing). The probe
+// side's outer and anti kinds also hold the set of matched keys until the end (see noteMatched).
 type Paged struct {
 	spec    *Spec
 	cfg     PagedConfig
@@ -116,9 +122,10 @@ type Paged struct {
 	cuts  *cutRows
 	// nulls are the paged side's rows with a null key, when its unmatched rows are output (see nullKeyStream).
 	nulls nullKeyStream
-	// matchedKeys are the keys (connector.Literal) with rows on both sides, seen so far, when the probe side's
-	// unmatched rows are output (nil otherwise): those are its rows whose key is null or not here, read by the
-	// scan after the last page (see nextUnmatchedProbe). Accounted against the budget (matchedHeld).
+	// matchedKeys are the keys (connector.Literal) that exclude a probe row from the unmatched ones, when those
+	// are output (nil otherwise): every key that found probe rows so far, or, when windows probe nothing (the
+	// probe side's anti join), every key of the paged side so far. The scan after the last page outputs the
+	// probe rows whose key is null or not here (see nextUnmatchedProbe). Accounted (matchedHeld).
 	matchedKeys map[string]bool
 	matchedHeld int64
 	scanCursor  []column.Value // the probe scan's keyset: the last row read (nil: from the start)

@@ -193,7 +193,8 @@ func (p *Paged) alone(ctx context.Context, rows *column.Table) ([]*column.Batch,
 
 // cutRows streams a window's paged rows like pageTable, but never hands over a batch across a cut, and
 // remembers the first row of the batch it handed over last: the output the hash join returns next comes from
-// that batch, so the cuts at or before it are due first.
+// that batch, so the cuts at or before it are due first. This leans on Hash's contract that an output batch
+// holds the rows of one probe batch, and that it returns them before reading the next.
 type cutRows struct {
 	pageTable
 	cuts    []nullCut
