@@ -122,6 +122,9 @@ type Paged struct {
 	cuts  *cutRows
 	// nulls are the paged side's rows with a null key, when its unmatched rows are output (see nullKeyStream).
 	nulls nullKeyStream
+	// nullKeysFirst: the order ends with the join key, nulls first, so a null key goes before its tie group's
+	// other keys (otherwise after them).
+	nullKeysFirst bool
 	// matchedKeys are the keys (connector.Literal) that exclude a probe row from the unmatched ones, when those
 	// are output (nil otherwise): every key that found probe rows so far, or, when windows probe nothing (the
 	// probe side's anti join), every key of the paged side so far. The scan after the last page outputs the
@@ -336,6 +339,7 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	}
 	for i, s := range p.cfg.Sort {
 		if s.Column == p.keyCol {
+			p.nullKeysFirst = s.NullsFirst
 			if i != len(p.cfg.Sort)-1 {
 				return nil, fmt.Errorf("paged join: the join key %s may only be the last sort column (it is the cursor's tiebreaker)", s.Column)
 			}

@@ -120,7 +120,8 @@ func schemaKeys(s column.Schema) []connector.OrderKey {
 // one to three sort columns, mixed directions, the first column's nulls first and last (the later columns are
 // declared never null, as the paged join requires), the join key as the last sort column, over tiny fixed
 // pages (1, 2, 7 rows) and the adaptive sizes, with and without take. The few distinct values make tie groups
-// larger than a page and ties across every page edge.
+// larger than a page and ties across every page edge. The outer and anti kinds output the rows with a null key
+// too: where the join key's own place in the order puts them (last in their tie group, or first).
 func TestPagedTupleCursorOracle(t *testing.T) {
 	sorts := []struct {
 		keys      []SortColumn
@@ -133,6 +134,7 @@ func TestPagedTupleCursorOracle(t *testing.T) {
 		{[]SortColumn{{Column: "app", Desc: true}, {Column: "user"}}, nil},
 		{[]SortColumn{{Column: "sev", NullsFirst: true}}, nil},
 		{[]SortColumn{{Column: "ts"}, {Column: "sev"}}, []string{"ts", "sev"}},
+		{[]SortColumn{{Column: "app"}, {Column: "user", NullsFirst: true}}, nil}, // null keys first in their tie group
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
 		n := []int{0, 9, 60, 150}[seed-1]
@@ -145,7 +147,7 @@ func TestPagedTupleCursorOracle(t *testing.T) {
 				users = append(users, fmt.Sprintf("u%02d", r.IntN(8)))
 			}
 			dets := detTable(users...)
-			for _, kind := range []Kind{Inner, LeftSemi} {
+			for _, kind := range []Kind{Inner, LeftSemi, LeftOuter, LeftAnti} {
 				for _, page := range []int{1, 2, 7, 0} {
 					for _, limit := range []int64{-1, 1, 5, 40} {
 						name := fmt.Sprintf("seed=%d/rows=%d/sort=%d/%s/page=%d/take=%d", seed, n, si, kind, page, limit)

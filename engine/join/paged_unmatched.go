@@ -19,9 +19,9 @@ import (
 // source compares with null). They are read apart, per null phase, at full width in the output's order —
 // `isnull(key)`, the phase's sort columns null or not, ordered by (sort columns…, the table's key) and
 // continued by keyset over the phase's non-null sort columns and the table's key without the join key — a
-// response at a time, and merged into the output: a null key sorts after every key, so a null-key row goes
-// out just before the first row of the main stream whose sort values come after its own, or at the end of its
-// phase. Each batch goes through the windows' machinery, joined with an empty probe side: null-extended
+// response at a time, and merged into the output: a null key sorts after every key (unless the order ends with
+// the key, nulls first), so a null-key row goes out just before the first row of the main stream whose sort
+// values come after its own (or are the same, nulls first), or at the end of its phase. Each batch goes through the windows' machinery, joined with an empty probe side: null-extended
 // (outer) or alone (anti). Cost: one request per response of such rows, at least one per phase reached.
 //
 // The probe side's unmatched rows are known only when every page is done. Each window adds to matchedKeys the
@@ -232,8 +232,9 @@ func (o *cutRows) due() []nullCut {
 	return out
 }
 
-// sortsBefore reports whether row i of t comes strictly before the sort values bound (the null phase's
-// non-null sort columns) in the output's order.
+// sortsBefore reports whether null-key row i of t goes before a row with the sort values bound (the null
+// phase's non-null sort columns) in the output's order: its sort values come first, or they are equal and the
+// order puts null keys first.
 func (p *Paged) sortsBefore(t *column.Table, i int, bound []column.Value) bool {
 	k := 0
 	for c, s := range p.sortCols {
@@ -250,7 +251,7 @@ func (p *Paged) sortsBefore(t *column.Table, i int, bound []column.Value) bool {
 			return cmp < 0
 		}
 	}
-	return false
+	return p.nullKeysFirst
 }
 
 // readNullKeys fetches the next response of the current null phase's null-key rows.
