@@ -21,8 +21,9 @@ import (
 // continued by keyset over the phase's non-null sort columns and the table's key without the join key — a
 // response at a time, and merged into the output: a null key sorts after every key (unless the order ends with
 // the key, nulls first), so a null-key row goes out just before the first row of the main stream whose sort
-// values come after its own (or are the same, nulls first), or at the end of its phase. Each batch goes through the windows' machinery, joined with an empty probe side: null-extended
-// (outer) or alone (anti). Cost: one request per response of such rows, at least one per phase reached.
+// values come after its own (or are the same, nulls first), or at the end of its phase. Each batch goes
+// through the windows' machinery, joined with an empty probe side: null-extended (outer) or alone (anti).
+// Cost: one request per response of such rows, at least one per phase reached.
 //
 // The probe side's unmatched rows are known only when every page is done. Each window adds to matchedKeys the
 // keys that found probe rows (or, when windows probe nothing — the probe side's anti join — every key of the
@@ -30,7 +31,7 @@ import (
 // and its rows whose key is null or not in the set go out joined with an empty paged side: null-extended
 // (outer) or alone (anti). Every paged column of those rows is null, so they come last in an order that puts
 // nulls last (CheckPagedSort refuses the others). Memory: the set, a key and matchedKeyBytes each, accounted;
-// past the budget the join fails (see noteMatched). Cost: ⌈probe rows / probeScanRows⌉ requests.
+// past matchedKeysShare of the budget the join fails (see noteMatched). Cost: ⌈probe rows / probeScanRows⌉ requests.
 
 // Trace event kinds of the unmatched rows.
 const (
