@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -293,39 +294,108 @@ func (s *JSONL) Rows() int    { return len(s.lines) }
 
 // Schema returns the top-level columns, then a hidden column for each dotted path in paths that reaches into
 // one of them (actor.alternateId when actor is a top-level key), typed from the values at that path.
-func (s *JSONL) Schema(paths []string) column.Schema { return nestedSchema(s.top, paths, s.pathType) }
+func (s *JSONL) Schema(paths []string) column.Schema { return nestedSchema(s.top, paths, s.pathTypes) }
 
-// nestedSchema is top, then a hidden column, typed by pathType, for each dotted path that reaches into a
-// dynamic top-level column.
-func nestedSchema(top column.Schema, paths []string, pathType func(string) column.Type) column.Schema {
+// nestedSchema is top, then a hidden column, typed by pathTypes (asked once for all of them), for each dotted
+// path that reaches into a dynamic top-level column.
+func nestedSchema(top column.Schema, paths []string, pathTypes func([]string) []column.Type) column.Schema {
 	out := append(column.Schema(nil), top...)
+	var nested []string
 	for _, p := range paths {
 		dot := strings.IndexByte(p, '.')
-		if dot <= 0 || out.Index(p) >= 0 {
+		if dot <= 0 || out.Index(p) >= 0 || slices.Contains(nested, p) {
 			continue
 		}
 		if i := top.Index(p[:dot]); i < 0 || top[i].Type != column.Dynamic {
 			continue
 		}
-		out = append(out, column.Field{Name: p, Type: pathType(p), Hidden: true})
+		nested = append(nested, p)
+	}
+	if len(nested) == 0 {
+		return out
+	}
+	for i, t := range pathTypes(nested) {
+		out = append(out, column.Field{Name: nested[i], Type: t, Hidden: true})
 	}
 	return out
 }
 
-func (s *JSONL) pathType(p string) column.Type {
+func (s *JSONL) pathTypes(paths []string) []column.Type {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, ok := s.paths[p]; ok {
-		return t
+	return cachedPathTypes(s.paths, s.top, paths, func(t *pathTyper) error {
+		for _, line := range s.lines {
+			t.line(line)
+		}
+		return nil
+	})
+}
+
+// cachedPathTypes returns the types of paths, typing those not in cache from every line read gives, in one
+// pass for all of them, and adding them to cache. When read fails the new paths are typed dynamic (the values
+// as written); the scan then reports the read's error.
+func cachedPathTypes(cache map[string]column.Type, top column.Schema, paths []string, read func(*pathTyper) error) []column.Type {
+	var missing []column.Field
+	for _, p := range paths {
+		if _, ok := cache[p]; !ok {
+			missing = append(missing, column.Field{Name: p})
+		}
 	}
-	var k kinds
-	gp := gjsonPath(p)
-	for _, line := range s.lines {
-		k |= kindOf(gjson.GetBytes(line, gp))
+	if len(missing) > 0 {
+		t := &pathTyper{plan: newScanPlan(top, missing), kinds: make([]kinds, len(missing))}
+		err := read(t)
+		for i, f := range missing {
+			cache[f.Name] = column.Dynamic
+			if err == nil {
+				cache[f.Name] = t.kinds[i].columnType()
+			}
+		}
 	}
-	t := k.columnType()
-	s.paths[p] = t
-	return t
+	out := make([]column.Type, len(paths))
+	for i, p := range paths {
+		out[i] = cache[p]
+	}
+	return out
+}
+
+// pathTyper gathers the kinds of value at several nested paths, walking each line once (eachMember) and
+// reading each path inside the member its first segment names (the first such member, as a gjson path does).
+type pathTyper struct {
+	plan  *scanPlan
+	kinds []kinds
+	cache keyCache
+	seen  []bool
+}
+
+func (t *pathTyper) line(line []byte) {
+	if t.seen == nil {
+		t.seen = make([]bool, len(t.plan.reads))
+	}
+	clear(t.seen)
+	pos := 0
+	eachMember(line, func(key, val []byte) bool {
+		e := t.cache.id(pos, key, func() int {
+			if e, ok := t.plan.keys[string(key)]; ok {
+				return e
+			}
+			return -1
+		})
+		pos++
+		if e >= 0 && !t.seen[e] {
+			t.seen[e] = true
+			for _, m := range t.plan.reads[e] {
+				t.kinds[m.col] |= kindOf(gjson.GetBytes(val, m.path))
+			}
+		}
+		return true
+	})
+}
+
+// merge adds another typer's kinds (of the same paths) to t's.
+func (t *pathTyper) merge(o *pathTyper) {
+	for i, k := range o.kinds {
+		t.kinds[i] |= k
+	}
 }
 
 // gjsonPath escapes the characters gjson treats as syntax, leaving dots as separators.

@@ -7,8 +7,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/joinlab/joinlab/engine/column"
 )
 
@@ -49,40 +47,32 @@ func openJSONLFile(name, path string, f io.Reader, o Options) (*jsonlFile, error
 func (s *jsonlFile) Name() string { return s.name }
 func (s *jsonlFile) Rows() int    { return s.rows }
 
-// Schema is as JSONL's: the top-level columns, then the nested paths the query names.
+// Schema is as JSONL's: the top-level columns, then the nested paths the query names, typed by one more read
+// of the file for all the paths not typed before.
 func (s *jsonlFile) Schema(paths []string) column.Schema {
-	return nestedSchema(s.top, paths, s.pathType)
+	return nestedSchema(s.top, paths, s.pathTypes)
 }
 
-// pathType types a nested path from every value at it, reading the file once. A file that can no longer be
-// read types it dynamic (the values as written); the scan then reports the read's error.
-func (s *jsonlFile) pathType(p string) column.Type {
+func (s *jsonlFile) pathTypes(paths []string) []column.Type {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, ok := s.paths[p]; ok {
-		return t
-	}
-	gp := gjsonPath(p)
-	t := column.Dynamic
-	f, err := os.Open(s.path)
-	if err == nil {
-		c := newChunker(f, lineEnd{}, s.opts.ChunkBytes, nil)
-		seen, err := parseChunks(c, workers(s.opts), func(ch chunk) (kinds, error) {
-			var k kinds
-			forEachJSONLine(ch.data, func(line []byte) { k |= kindOf(gjson.GetBytes(line, gp)) })
-			return k, nil
-		})
-		f.Close()
-		if err == nil {
-			var k kinds
-			for _, x := range seen {
-				k |= x
-			}
-			t = k.columnType()
+	return cachedPathTypes(s.paths, s.top, paths, func(t *pathTyper) error {
+		f, err := os.Open(s.path)
+		if err != nil {
+			return err
 		}
-	}
-	s.paths[p] = t
-	return t
+		defer f.Close()
+		c := newChunker(f, lineEnd{}, s.opts.ChunkBytes, nil)
+		parts, err := parseChunks(c, workers(s.opts), func(ch chunk) (*pathTyper, error) {
+			part := &pathTyper{plan: t.plan, kinds: make([]kinds, len(t.kinds))}
+			forEachJSONLine(ch.data, part.line)
+			return part, nil
+		})
+		for _, p := range parts {
+			t.merge(p)
+		}
+		return err
+	})
 }
 
 // Scan reads the file again, a chunk per worker at a time, in file order.
