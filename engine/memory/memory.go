@@ -20,6 +20,31 @@ type Budget struct {
 	mu         sync.Mutex
 	limit      int64
 	used, peak int64
+	// onPeak, when set, hears the peak each time it has grown by a step since it last heard it (reported).
+	onPeak   func(peak int64)
+	reported int64
+}
+
+// peakStep is how far the peak must grow before onPeak hears it again: an eighth of what it last heard, at
+// least 64 KiB, so a run's climb is a few dozen events whatever its size.
+func peakStep(reported int64) int64 { return max(reported/8, 64<<10) }
+
+// OnPeak makes fn hear the peak as it grows (in steps of an eighth, at least 64 KiB) and, through ReportPeak,
+// its final value. fn runs with the budget locked: it must be quick and must not use the budget.
+func (b *Budget) OnPeak(fn func(peak int64)) {
+	b.mu.Lock()
+	b.onPeak = fn
+	b.mu.Unlock()
+}
+
+// ReportPeak tells OnPeak's listener the peak if it has grown since it last heard it.
+func (b *Budget) ReportPeak() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.onPeak != nil && b.peak > b.reported {
+		b.reported = b.peak
+		b.onPeak(b.peak)
+	}
 }
 
 // NewBudget returns a budget of limit bytes (DefaultBudget when limit <= 0).
@@ -50,6 +75,10 @@ func (b *Budget) Grow(holder string, n int64) error {
 	}
 	b.used += n
 	b.peak = max(b.peak, b.used)
+	if b.onPeak != nil && b.peak >= b.reported+peakStep(b.reported) {
+		b.reported = b.peak
+		b.onPeak(b.peak)
+	}
 	return nil
 }
 

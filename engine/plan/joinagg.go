@@ -82,6 +82,7 @@ type joinAggNode struct {
 
 func (n *joinAggNode) Children() []Node   { return n.join.Children() }
 func (n *joinAggNode) strategy() Strategy { return n.join.strategy() }
+func (n *joinAggNode) why() string        { return n.join.why() }
 func (n *joinAggNode) need([]bool) [][]bool {
 	out := make([]bool, len(n.join.Schema()))
 	for _, a := range n.aggs {

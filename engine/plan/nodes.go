@@ -278,6 +278,7 @@ type joinNode struct {
 
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
 func (n *joinNode) strategy() Strategy { return n.def.Name }
+func (n *joinNode) why() string        { return n.reason }
 func (n *joinNode) need(out []bool) [][]bool {
 	spec := n.jp.Spec
 	l, r := make([]bool, len(spec.Left)), make([]bool, len(spec.Right))

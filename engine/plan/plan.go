@@ -82,6 +82,27 @@ func (p *Plan) Strategies() string {
 	return strings.Join(names, ",")
 }
 
+// Reason is why the planner chose the first join's strategy (the one Strategies names first), or "" when the
+// query has no join.
+func (p *Plan) Reason() string {
+	var reason string
+	var walk func(Node) bool
+	walk = func(n Node) bool {
+		if j, ok := n.(interface{ why() string }); ok {
+			reason = j.why()
+			return true
+		}
+		for _, c := range n.Children() {
+			if walk(c) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(p.root)
+	return reason
+}
+
 // Schema is the output schema.
 func (p *Plan) Schema() column.Schema { return p.schema }
 

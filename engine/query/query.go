@@ -103,6 +103,20 @@ func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (_ *
 	budget := memory.NewBudget(p.opts.MemoryBudget)
 	env := exec.NewEnv(budget, p.opts.Trace)
 	st := &Stats{Budget: budget.Limit()}
+	if sink := p.opts.Trace; sink != nil {
+		// The two events every run emits (trace.MemoryHigh, trace.StrategyChose), at the virtual time they happen.
+		now := func() time.Duration { return time.Duration(env.Details.Int(trace.VirtualNanos)) }
+		if s := p.plan.Strategies(); s != "" {
+			first, _, _ := strings.Cut(s, ",")
+			sink.Emit(trace.Event{Kind: trace.StrategyChose, At: now(), Op: "plan",
+				Attrs: map[string]any{"strategy": first, "strategies": s, "reason": p.plan.Reason()}})
+		}
+		budget.OnPeak(func(peak int64) {
+			sink.Emit(trace.Event{Kind: trace.MemoryHigh, At: now(), Op: "memory",
+				Attrs: map[string]any{"bytes": peak, "budget": budget.Limit()}})
+		})
+		defer budget.ReportPeak()
+	}
 	op, err := p.plan.Open(ctx, env)
 	if err == nil {
 		err = exec.Drain(ctx, op, func(b *column.Batch) error {
