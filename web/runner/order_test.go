@@ -43,7 +43,7 @@ func TestEveryRunOpensWithStarted(t *testing.T) {
 				if strategy != "" {
 					run.Knobs = orderKnobs[sc.Name]
 				}
-				streamWith(context.Background(), newFakeClock(FlushEvery), 1, run, func(m protocol.Message) {
+				streamWith(context.Background(), newFakeClock(FlushEvery), nil, 1, run, func(m protocol.Message) {
 					msgs = append(msgs, m)
 					if err := order.Next(m); err != nil {
 						t.Errorf("message %d: %v", len(msgs), err)

@@ -49,7 +49,7 @@ func playback(t *testing.T, r *protocol.Run) ([]protocol.Message, time.Duration)
 	start := clock.Now() // the stream's own start, since the clock moves only when it sleeps
 	var msgs []protocol.Message
 	late := 0
-	streamWith(context.Background(), clock, 1, r, func(m protocol.Message) {
+	streamWith(context.Background(), clock, nil, 1, r, func(m protocol.Message) {
 		msgs = append(msgs, m)
 		if r.Speed <= 0 {
 			return

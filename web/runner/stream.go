@@ -106,12 +106,17 @@ func findScenario(name string) (*scenario.Scenario, error) {
 // at most every FlushEvery, then done or error. post is called from the calling goroutine only. After each
 // batch it calls yield, when not nil: in the browser that lets the event loop deliver a cancel.
 func Stream(ctx context.Context, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
-	streamWith(ctx, realClock{}, id, run, post, yield)
+	streamWith(ctx, realClock{}, nil, id, run, post, yield)
 }
 
-func streamWith(ctx context.Context, clock wallClock, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
+// Stream is runner.Stream over runs whose inputs may name the tables t holds.
+func (t *Tables) Stream(ctx context.Context, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
+	streamWith(ctx, realClock{}, t, id, run, post, yield)
+}
+
+func streamWith(ctx context.Context, clock wallClock, tables *Tables, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
 	now := clock.Now()
-	s := &stream{ctx: ctx, clock: clock, id: id, post: post, yield: yield, start: now, lastFlush: now}
+	s := &stream{ctx: ctx, clock: clock, tables: tables, id: id, post: post, yield: yield, start: now, lastFlush: now}
 	if run != nil {
 		s.speed = validSpeed(run.Speed)
 	}
@@ -126,12 +131,15 @@ func streamWith(ctx context.Context, clock wallClock, id int, run *protocol.Run,
 }
 
 type stream struct {
-	ctx   context.Context
-	clock wallClock
-	id    int
-	post  func(protocol.Message)
-	yield func()
-	start time.Time
+	ctx    context.Context
+	clock  wallClock
+	tables *Tables // the user's loaded tables, which Inputs may name; nil when there are none
+	// everyEvent lifts maxEventsPerRun, for a trace written to a file rather than sent to the page.
+	everyEvent bool
+	id         int
+	post       func(protocol.Message)
+	yield      func()
+	start      time.Time
 
 	postMu sync.Mutex // serialises flushes: a strategy may read its inputs from several goroutines
 	// started is set, with postMu held, once the started message is posted; until then flush posts nothing
@@ -175,7 +183,7 @@ func (s *stream) Emit(e trace.Event) {
 		s.pace(e.At)
 		s.mu.Lock()
 	}
-	if s.sent+int64(len(s.events)) >= maxEventsPerRun {
+	if !s.everyEvent && s.sent+int64(len(s.events)) >= maxEventsPerRun {
 		s.dropped++
 	} else {
 		s.events = append(s.events, e)
@@ -285,11 +293,14 @@ func (s *stream) sources(run *protocol.Run) (srcs map[string]source.Source, budg
 		in := run.Sources[name]
 		var src source.Source
 		var err error
-		if in.Connector != nil {
+		switch {
+		case in.Table > 0:
+			src, err = s.tables.source(s.ctx, in.Table, name)
+		case in.Connector != nil:
 			// A connector traces its own requests, and the planner looks for its methods: no wrapping.
 			src, err = conns.open(name, in)
 			counted = false
-		} else {
+		default:
 			src, err = parseInput(name, Input{Format: in.Format, Data: in.Data})
 		}
 		if err != nil {

@@ -31,6 +31,16 @@ const (
 	// MaxBatchesInFlight batches unacknowledged, so the page is never far behind the engine: a pause holds
 	// the view within that many batches of the click, and a slow page slows the run instead of queueing it.
 	RequestAck = "ack"
+	// RequestLoad hands the engine one of the user's own tables (Load): a file or a paste, whose bytes travel
+	// beside the request's JSON as a Blob (see Envelope), or a small text in Load.Data. The engine parses it
+	// where it lives, posting MessageLoadProgress while it reads, then MessageLoaded or MessageLoadFailed. A
+	// load of a table the engine holds already parses its bytes again (a new format).
+	RequestLoad = "load"
+	// RequestDrop forgets the table Load.Table names, stopping its parse if one is under way.
+	RequestDrop = "drop"
+	// RequestDownload runs Download.Run again, flat out, and posts its whole output as one file
+	// (MessageDownload, the file's bytes beside the JSON as a Blob); ID names the download.
+	RequestDownload = "download"
 )
 
 // MaxBatchesInFlight is how many batches the engine posts ahead of the page's acknowledgements. Each is at
@@ -51,6 +61,15 @@ const (
 	// steps it, and Held is the number of batches it posted before (the page has them all once this comes,
 	// since messages arrive in order). It may come between a run's batches, any number of times.
 	MessageHeld = "held"
+	// MessageLoadProgress says how many bytes of a table (Table) the engine has parsed (Read).
+	MessageLoadProgress = "load_progress"
+	// MessageLoaded says a table (Table) is parsed: Summary says what it holds.
+	MessageLoaded = "loaded"
+	// MessageLoadFailed says a table (Table) could not be parsed: Error says why, with the line.
+	MessageLoadFailed = "load_failed"
+	// MessageDownload answers RequestDownload: File names the file, Read is its size, and its bytes come
+	// beside the JSON; or Error says why there is none.
+	MessageDownload = "download"
 	// MessageLoadError is posted by the worker's script, not the engine, when engine.wasm cannot start.
 	MessageLoadError = "load_error"
 )
@@ -62,7 +81,44 @@ type Request struct {
 	ID int `json:"id,omitempty"`
 	// Run is set for RequestRun.
 	Run *Run `json:"run,omitempty"`
+	// Load is set for RequestLoad and RequestDrop.
+	Load *Load `json:"load,omitempty"`
+	// Download is set for RequestDownload.
+	Download *Download `json:"download,omitempty"`
 }
+
+// Load is one of the user's own tables, as the page hands it to the engine.
+type Load struct {
+	// Table is the page's handle for the table, which a Run's Input names; the page picks it, from 1.
+	Table int `json:"table"`
+	// File is the name of the file the bytes came from ("" for a paste), for messages.
+	File string `json:"file,omitempty"`
+	// Format is "jsonl" or "csv".
+	Format string `json:"format"`
+	// Size is the bytes' length, for progress.
+	Size int64 `json:"size,omitempty"`
+	// Data is the table's text when it is small and no Blob comes with the request (the page's starting
+	// tables, a share link's own tables).
+	Data string `json:"data,omitempty"`
+}
+
+// Download formats.
+const (
+	DownloadCSV   = "csv"
+	DownloadJSONL = "jsonl"
+	// DownloadTrace is the run's trace events, one JSON object per line.
+	DownloadTrace = "trace"
+)
+
+// Download asks for a run's output as a file.
+type Download struct {
+	Format string `json:"format"`
+	Run    *Run   `json:"run"`
+}
+
+// MaxInlineBytes is the largest table whose text MessageLoaded sends back (Summary.Text), so that a share link
+// may carry it: a few KiB compress into a fragment every browser accepts. Larger data stays where it is.
+const MaxInlineBytes = 4 << 10
 
 // Run is one query to run.
 type Run struct {
@@ -87,9 +143,11 @@ type Run struct {
 
 // Input is one table the user pasted or loaded from disk.
 type Input struct {
+	// Table, when positive, is a table the engine holds (RequestLoad); Format and Data are then unused.
+	Table int `json:"table,omitempty"`
 	// Format is "jsonl" (one JSON object per line) or "csv" (a header row, then records).
-	Format string `json:"format"`
-	Data   string `json:"data"`
+	Format string `json:"format,omitempty"`
+	Data   string `json:"data,omitempty"`
 	// Connector, when set, puts the table behind a simulated API with a profile's caps, as a walkthrough's
 	// inline source does (docs/walkthroughs.md): the walkthrough player sends it.
 	Connector *Connector `json:"connector,omitempty"`
@@ -131,10 +189,35 @@ type Message struct {
 	// Held: the batches of the run the engine had posted when it held it.
 	Held int `json:"held,omitempty"`
 
+	// Table is the handle of the table a load message is about; Read the bytes parsed so far (progress) or
+	// the size of a download.
+	Table   int      `json:"table,omitempty"`
+	Read    int64    `json:"read,omitempty"`
+	Summary *Summary `json:"summary,omitempty"`
+	// File is a download's file name.
+	File string `json:"file,omitempty"`
+
 	// Done (and Error, as far as the run got).
 	Stats *Stats `json:"stats,omitempty"`
 
 	Error *Error `json:"error,omitempty"`
+}
+
+// Summary is what a parsed table holds.
+type Summary struct {
+	Rows    int64    `json:"rows"`
+	Bytes   int64    `json:"bytes"`
+	Columns []Column `json:"columns"`
+	// Text is the table's text when it is at most MaxInlineBytes, else "".
+	Text string `json:"text,omitempty"`
+	// ParseMillis is how long the engine took to read and parse it.
+	ParseMillis float64 `json:"parse_ms"`
+}
+
+// Column is one top-level column of a table and the type the engine inferred for it.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
 }
 
 // Stats are a run's figures, as the metrics panel shows them.
@@ -202,7 +285,8 @@ type Strategy struct {
 	Baseline bool `json:"baseline,omitempty"`
 }
 
-// Envelope is what crosses postMessage from the engine: the message as JSON and its rows as they are.
+// Envelope is what crosses postMessage from the engine: the message as JSON and its rows as they are. (A
+// download's Blob crosses beside them too, and goes straight to the browser: the UI never holds it.)
 type Envelope struct {
 	JSON string
 	Rows string

@@ -1,0 +1,198 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/web/runner/protocol"
+)
+
+// progressEvery is the least time between two progress reports of one table's parse: the page renders at most
+// ten times a second, so more would only be merged.
+const progressEvery = 100 * time.Millisecond
+
+// Opener gives a table's bytes from their start, as many times as it is asked: a file is parsed again when
+// the user picks another format. The reader may be read from a goroutine only (in the browser it waits for
+// the Blob's promises).
+type Opener func() (io.Reader, error)
+
+// Tables holds the user's own tables in the engine, parsed once when loaded, by the page's handle. A run
+// names them in its Inputs (protocol.Input.Table) under whatever name the page gives them now. It is safe
+// for concurrent use.
+type Tables struct {
+	mu sync.Mutex
+	m  map[int]*ownTable
+}
+
+// ownTable is one loaded table: its bytes' opener, and the parse under way or done.
+type ownTable struct {
+	open   Opener
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the parse ends
+	src    source.Source
+	err    error
+}
+
+// NewTables returns an empty set of tables.
+func NewTables() *Tables { return &Tables{m: map[int]*ownTable{}} }
+
+// Load parses table id from open's bytes in format ("jsonl" or "csv"), replacing any table of that id (and
+// stopping its parse). open nil parses the table's bytes again, from the opener it was loaded with. It
+// reports bytes parsed to progress, at most every progressEvery, and returns what the table holds. The
+// summary carries the table's text when it is at most protocol.MaxInlineBytes long.
+func (t *Tables) Load(ctx context.Context, id int, format string, open Opener, progress func(read int64)) (*protocol.Summary, error) {
+	var f source.Format
+	switch format {
+	case "jsonl", "":
+		f = source.JSONLines
+	case "csv":
+		f = source.CSV
+	default:
+		return nil, fmt.Errorf("unknown format %q (want jsonl or csv)", format)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t.mu.Lock()
+	if old := t.m[id]; old != nil {
+		old.cancel()
+		if open == nil {
+			open = old.open
+		}
+	}
+	if open == nil {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("table %d was never loaded", id)
+	}
+	tab := &ownTable{open: open, cancel: cancel, done: make(chan struct{})}
+	t.m[id] = tab
+	t.mu.Unlock()
+
+	start := time.Now()
+	src, sum, err := parseOwn(ctx, f, open, progress)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	t.mu.Lock()
+	tab.src, tab.err = src, err
+	close(tab.done)
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	sum.ParseMillis = float64(time.Since(start).Microseconds()) / 1000
+	return sum, nil
+}
+
+// parseOwn reads a table's bytes through the engine's chunked reader, straight into the source: the text is
+// copied once, into the chunks the source keeps (source.Read), and never into a string.
+func parseOwn(ctx context.Context, f source.Format, open Opener, progress func(int64)) (source.Source, *protocol.Summary, error) {
+	r, err := open()
+	if err != nil {
+		return nil, nil, err
+	}
+	cr := &countingReader{ctx: ctx, r: r, progress: progress}
+	src, err := source.Read("table", f, cr, source.Options{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, err
+	}
+	sum := &protocol.Summary{Rows: int64(src.Rows()), Bytes: cr.n, Columns: []protocol.Column{}}
+	for _, c := range src.Schema(nil) {
+		if !c.Hidden {
+			sum.Columns = append(sum.Columns, protocol.Column{Name: c.Name, Type: c.Type.String()})
+		}
+	}
+	if cr.n <= protocol.MaxInlineBytes {
+		sum.Text = string(cr.head)
+	}
+	return src, sum, nil
+}
+
+// countingReader counts the bytes read for progress, keeps the first protocol.MaxInlineBytes of them (a
+// small table's text goes back to the page for share links) and stops when ctx is done.
+type countingReader struct {
+	ctx      context.Context
+	r        io.Reader
+	n        int64
+	head     []byte
+	progress func(int64)
+	last     time.Time
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if room := protocol.MaxInlineBytes + 1 - len(c.head); room > 0 {
+		c.head = append(c.head, p[:min(n, room)]...)
+	}
+	c.n += int64(n)
+	if c.progress != nil && (err == io.EOF || time.Since(c.last) >= progressEvery) {
+		c.last = time.Now()
+		c.progress(c.n)
+	}
+	return n, err
+}
+
+// Drop forgets table id, stopping its parse.
+func (t *Tables) Drop(id int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tab := t.m[id]; tab != nil {
+		tab.cancel()
+		delete(t.m, id)
+	}
+}
+
+// source returns table id under name, waiting for its parse to end.
+func (t *Tables) source(ctx context.Context, id int, name string) (source.Source, error) {
+	if t == nil {
+		return nil, fmt.Errorf("source %s: the engine holds no tables", name)
+	}
+	t.mu.Lock()
+	tab := t.m[id]
+	t.mu.Unlock()
+	if tab == nil {
+		return nil, fmt.Errorf("source %s: no such table (it was removed, or never loaded)", name)
+	}
+	select {
+	case <-tab.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if tab.err != nil {
+		return nil, fmt.Errorf("source %s: %w", name, tab.err)
+	}
+	return &renamed{Source: tab.src, name: name}, nil
+}
+
+// renamed is a loaded table under the name the page gives it now: the user may rename a table without the
+// engine parsing it again.
+type renamed struct {
+	source.Source
+	name string
+}
+
+func (r *renamed) Name() string { return r.name }
+
+// errLine reads the line number the source's errors start with ("line 3: malformed JSON").
+var errLine = regexp.MustCompile(`^line (\d+)\b`)
+
+// LoadError is a load's error for the page: the message, and its line when it has one.
+func LoadError(err error) *protocol.Error {
+	e := &protocol.Error{Message: err.Error(), Canceled: errors.Is(err, context.Canceled)}
+	if m := errLine.FindStringSubmatch(e.Message); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+	}
+	return e
+}

@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/joinlab/joinlab/web/runner/protocol"
+)
+
+func textOpener(text string) Opener {
+	return func() (io.Reader, error) { return strings.NewReader(text), nil }
+}
+
+// oneByte reads a byte at a time, as the worst Blob reader would.
+type oneByte struct{ r io.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
+
+func TestTablesLoadSummarise(t *testing.T) {
+	tabs := NewTables()
+	var progress []int64
+	sum, err := tabs.Load(context.Background(), 1, "jsonl", func() (io.Reader, error) {
+		return oneByte{strings.NewReader(`{"id": 1, "name": "a", "t": "2024-05-01T12:00:00Z"}` + "\n" + `{"id": 2, "name": "b", "x": 1.5}` + "\n")}, nil
+	}, func(n int64) { progress = append(progress, n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rows != 2 || sum.Bytes != 85 {
+		t.Errorf("rows %d bytes %d, want 2 and 85", sum.Rows, sum.Bytes)
+	}
+	var cols []string
+	for _, c := range sum.Columns {
+		cols = append(cols, c.Name+" "+c.Type)
+	}
+	if want := []string{"id long", "name string", "t datetime", "x real"}; !slices.Equal(cols, want) {
+		t.Errorf("columns %q, want %q", cols, want)
+	}
+	if !strings.HasPrefix(sum.Text, `{"id": 1`) || len(sum.Text) != 85 {
+		t.Errorf("a small table's text not kept: %q", sum.Text)
+	}
+	if len(progress) == 0 || progress[len(progress)-1] != 85 {
+		t.Errorf("progress %v: want it to end at 85", progress)
+	}
+}
+
+func TestTablesLoadErrorHasLine(t *testing.T) {
+	tabs := NewTables()
+	_, err := tabs.Load(context.Background(), 1, "jsonl", textOpener("{\"a\": 1}\n{\"a\": 2}\n{\"a\": \n"), nil)
+	if err == nil {
+		t.Fatal("no error for a malformed line")
+	}
+	if e := LoadError(err); e.Line != 3 || !strings.Contains(e.Message, "malformed JSON") {
+		t.Errorf("error %+v, want line 3, malformed JSON", e)
+	}
+	_, err = tabs.Load(context.Background(), 2, "csv", textOpener("a,b\n1,2\n3\n"), nil)
+	if e := LoadError(err); err == nil || e.Line != 3 {
+		t.Errorf("CSV error %v, want one at line 3", err)
+	}
+	// A run over the failed table fails with the table's name and the line.
+	var msgs []protocol.Message
+	tabs.Stream(context.Background(), 1, &protocol.Run{Query: "@Bad | count", Sources: map[string]protocol.Input{"Bad": {Table: 1}}},
+		func(m protocol.Message) { msgs = append(msgs, m) }, nil)
+	last := msgs[len(msgs)-1]
+	if last.Type != protocol.MessageError || !strings.Contains(last.Error.Message, "source Bad: line 3") {
+		t.Errorf("run over a failed table ended %+v", last.Error)
+	}
+}
+
+// TestTablesRenameReformatDrop runs a join over two loaded tables under names the page gave them after the
+// load, parses one again as CSV, and drops it.
+func TestTablesRenameReformatDrop(t *testing.T) {
+	tabs := NewTables()
+	ctx := context.Background()
+	if _, err := tabs.Load(ctx, 1, "jsonl", textOpener(`{"k": 1, "v": "x"}`+"\n"+`{"k": 2, "v": "y"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tabs.Load(ctx, 2, "jsonl", textOpener("k,w\n1,10\n1,11\n3,12\n"), nil); err == nil {
+		t.Fatal("CSV text parsed as JSON lines")
+	}
+	if _, err := tabs.Load(ctx, 2, "csv", nil, nil); err != nil { // the same bytes, another format
+		t.Fatal(err)
+	}
+	run := &protocol.Run{Query: "@Left | join kind=inner (@Right) on k | project v, w | sort by w asc",
+		Sources: map[string]protocol.Input{"Left": {Table: 1}, "Right": {Table: 2}}}
+	var buf bytes.Buffer
+	if err := tabs.Download(ctx, run, protocol.DownloadCSV, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), "v,w\nx,10\nx,11\n"; got != want {
+		t.Errorf("CSV download %q, want %q", got, want)
+	}
+	buf.Reset()
+	if err := tabs.Download(ctx, run, protocol.DownloadJSONL, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), `{"v":"x","w":10}`+"\n"+`{"v":"x","w":11}`+"\n"; got != want {
+		t.Errorf("JSON-lines download %q, want %q", got, want)
+	}
+	buf.Reset()
+	if err := tabs.Download(ctx, run, protocol.DownloadTrace, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) < 2 || !strings.HasPrefix(lines[0], `{"kind":`) {
+		t.Errorf("trace download %q: want JSON lines of events", buf.String())
+	}
+	tabs.Drop(2)
+	if err := tabs.Download(ctx, run, protocol.DownloadCSV, io.Discard); err == nil || !strings.Contains(err.Error(), "source Right") {
+		t.Errorf("a run over a dropped table: %v", err)
+	}
+}
