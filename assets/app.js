@@ -60,34 +60,71 @@ start().catch((err) => {
   loadingText.dataset.kind = "bad";
 });
 
-// Your own data from disk: a file chosen in a table's file input is read here, in the page (never uploaded),
-// and handed to the UI as if typed: the text goes into the table's textarea with an input event, and a .csv
-// name sets the format picker with a change event, so the Go UI's handlers see exactly what typing would give.
-document.addEventListener("change", async (event) => {
-  const input = event.target;
-  if (!(input instanceof HTMLInputElement) || input.type !== "file" || !input.dataset.table) return;
-  const file = input.files && input.files[0];
-  if (!file) return;
-  const table = input.dataset.table;
-  const area = document.getElementById("source-" + table);
-  const format = document.getElementById("format-" + table);
-  if (!area) return;
-  let text;
-  try {
-    text = await file.text();
-  } catch (err) {
-    console.warn(`joinlab: could not read ${file.name}: ${err}`);
+// Your own data. A file picked in #add-files or dropped on #drop-zone, or text pasted in #paste, is handed as
+// a File to the Go UI (window.joinlabAddTable, installed by wasm/app), which passes the File on to the
+// engine's worker: the worker reads the bytes itself. Nothing reads them here, nothing uploads them, and the
+// UI's render tree never holds them.
+function addTable(file) {
+  if (typeof window.joinlabAddTable !== "function") {
+    console.warn("joinlab: the playground is still loading; try again in a moment");
     return;
   }
-  if (format) {
-    const csv = /\.csv$/i.test(file.name) || file.type === "text/csv";
-    const wanted = csv ? "csv" : "jsonl";
-    if (format.value !== wanted) {
-      format.value = wanted;
-      format.dispatchEvent(new Event("change", { bubbles: true }));
-    }
-  }
-  area.value = text;
-  area.dispatchEvent(new Event("input", { bubbles: true }));
-  input.value = ""; // choosing the same file again reloads it
+  window.joinlabAddTable(file);
+}
+
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || input.id !== "add-files") return;
+  for (const file of input.files || []) addTable(file);
+  input.value = ""; // choosing the same file again loads it again
+});
+
+// pasteInlineMax is the longest paste the box shows: a longer one becomes a table at once, never sitting in
+// the page as text.
+const pasteInlineMax = 64 << 10;
+
+// pastedFile makes a File of pasted text, named after the format its first character suggests.
+function pastedFile(text) {
+  const csv = !/^\s*[{[]/.test(text);
+  return new File([text], csv ? "pasted.csv" : "pasted.jsonl", { type: csv ? "text/csv" : "application/x-ndjson" });
+}
+
+document.addEventListener("click", (event) => {
+  if (!(event.target instanceof Element) || event.target.id !== "paste-add") return;
+  const area = document.getElementById("paste");
+  if (!area || area.value.trim() === "") return;
+  addTable(pastedFile(area.value));
+  area.value = "";
+});
+
+document.addEventListener("paste", (event) => {
+  if (!(event.target instanceof Element) || event.target.id !== "paste") return;
+  const text = event.clipboardData ? event.clipboardData.getData("text/plain") : "";
+  if (text.length <= pasteInlineMax) return;
+  event.preventDefault();
+  addTable(pastedFile(text));
+});
+
+function dropZone(event) {
+  return event.target instanceof Element ? event.target.closest("#drop-zone") : null;
+}
+
+document.addEventListener("dragover", (event) => {
+  const zone = dropZone(event);
+  if (!zone) return;
+  event.preventDefault();
+  zone.classList.add("dragging");
+});
+
+document.addEventListener("dragleave", (event) => {
+  const zone = dropZone(event);
+  if (zone) zone.classList.remove("dragging");
+});
+
+document.addEventListener("drop", (event) => {
+  const zone = dropZone(event);
+  if (!zone) return;
+  event.preventDefault();
+  zone.classList.remove("dragging");
+  for (const file of (event.dataTransfer && event.dataTransfer.files) || []) addTable(file);
 });

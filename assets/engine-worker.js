@@ -1,5 +1,7 @@
 // The engine's Web Worker: it loads engine.wasm (the Go engine, wasm/engine) and passes it the page's
-// messages. Messages that arrive while the engine still loads wait in a queue, in order.
+// messages. Messages that arrive while the engine still loads wait in a queue, in order. A message is a
+// request's JSON, or {json, blob} when a table's bytes come with it (a File or a paste as a Blob): the
+// engine reads the Blob itself, so the bytes never pass through a string.
 "use strict";
 
 importScripts("wasm_exec.js");
@@ -8,8 +10,9 @@ const queue = [];
 let receive = null;
 
 self.onmessage = (e) => {
-  if (receive) receive(e.data);
-  else queue.push(e.data);
+  const args = typeof e.data === "string" ? [e.data] : [e.data.json, e.data.blob];
+  if (receive) receive(...args);
+  else queue.push(args);
 };
 
 // post sends a message the way the engine does: {json, rows}.
@@ -33,7 +36,7 @@ async function start() {
   });
   // main registered joinlabEngine before it first blocked, which is before go.run returned.
   receive = self.joinlabEngine.receive;
-  for (const m of queue.splice(0)) receive(m);
+  for (const args of queue.splice(0)) receive(...args);
 }
 
 start().catch((err) => {

@@ -57,6 +57,9 @@ func main() {
 	in := &inbox{wake: make(chan struct{}, 1)}
 	worker.Set("onmessage", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		d := args[0].Get("data")
+		if d.Type() == js.TypeObject && d.Get("blob").Truthy() {
+			saveBlob(d.Get("blob"), d.Get("json").String())
+		}
 		if d.Type() == js.TypeObject && d.Get("json").Type() == js.TypeString {
 			in.push(protocol.Envelope{JSON: d.Get("json").String(), Rows: d.Get("rows").String()})
 		}
@@ -107,6 +110,8 @@ func main() {
 			}
 		}
 	}()
+
+	addTables(ee, state, worker)
 
 	if el := js.Global().Get("document").Call("getElementById", "loading"); el.Truthy() {
 		el.Call("remove")

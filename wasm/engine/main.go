@@ -29,6 +29,8 @@ var (
 	mu   sync.Mutex
 	runs = map[int]*control{}
 	self = js.Global()
+	// tables are the user's own tables, parsed here from the bytes the page hands over (load.go).
+	tables = runner.NewTables()
 )
 
 // control is what the page may do to a run under way.
@@ -100,10 +102,15 @@ func main() {
 	select {}
 }
 
-// receive handles one request. It must not block: it runs inside the worker's message event.
+// receive handles one request: its JSON, and for a load the Blob of the table's bytes beside it. It must not
+// block: it runs inside the worker's message event.
 func receive(_ js.Value, args []js.Value) any {
-	if len(args) != 1 || args[0].Type() != js.TypeString {
+	if len(args) < 1 || args[0].Type() != js.TypeString {
 		return nil
+	}
+	blob := js.Undefined()
+	if len(args) > 1 {
+		blob = args[1]
 	}
 	var req protocol.Request
 	if err := json.Unmarshal([]byte(args[0].String()), &req); err != nil {
@@ -111,6 +118,14 @@ func receive(_ js.Value, args []js.Value) any {
 		return nil
 	}
 	switch req.Type {
+	case protocol.RequestLoad:
+		load(req.Load, blob)
+	case protocol.RequestDrop:
+		if req.Load != nil {
+			tables.Drop(req.Load.Table)
+		}
+	case protocol.RequestDownload:
+		download(req.ID, req.Download)
 	case protocol.RequestCatalogue:
 		post(protocol.Message{Type: protocol.MessageCatalogue, Catalogue: runner.Catalogue()})
 	case protocol.RequestCancel, protocol.RequestPause, protocol.RequestResume, protocol.RequestStep, protocol.RequestAck:
@@ -146,7 +161,7 @@ func receive(_ js.Value, args []js.Value) any {
 				mu.Unlock()
 				cancel()
 			}()
-			runner.Stream(ctx, req.ID, req.Run, counted(req.ID, pauseAfter(req.ID, req.Run)), func() { gate(ctx, req.ID) })
+			tables.Stream(ctx, req.ID, req.Run, counted(req.ID, pauseAfter(req.ID, req.Run)), func() { gate(ctx, req.ID) })
 		}()
 	}
 	return nil
@@ -188,12 +203,15 @@ func counted(id int, post func(protocol.Message)) func(protocol.Message) {
 	}
 }
 
-func post(m protocol.Message) {
+func post(m protocol.Message) { postWith(m, js.Undefined()) }
+
+// postWith posts m with a Blob beside it (a download's file), or none when blob is undefined.
+func postWith(m protocol.Message, blob js.Value) {
 	data, err := json.Marshal(m)
 	if err != nil {
 		data, _ = json.Marshal(protocol.Message{Type: protocol.MessageError, ID: m.ID,
 			Error: &protocol.Error{Message: "engine: encode message: " + err.Error()}})
 	}
 	// The rows travel beside the JSON (protocol.Message.Rows says why): {json, rows}.
-	self.Call("postMessage", js.ValueOf(map[string]any{"json": string(data), "rows": m.Rows}))
+	self.Call("postMessage", js.ValueOf(map[string]any{"json": string(data), "rows": m.Rows, "blob": blob}))
 }

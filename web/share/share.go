@@ -39,6 +39,11 @@ const (
 	MaxSpeed = 1e9
 	// MaxPausedAt bounds the batch a run is paused at; a run posts a few dozen batches a second.
 	MaxPausedAt = 1 << 20
+	// MaxTables bounds the user's own tables a state names.
+	MaxTables = 64
+	// MaxTableData bounds the text of the own tables a state carries, all together: a few KiB compress into
+	// a fragment every browser accepts. Larger data is never put in a link; the link names the table only.
+	MaxTableData = 4 << 10
 )
 
 // State is what a share link reproduces. The zero value is valid: the playground's opening state.
@@ -61,6 +66,18 @@ type State struct {
 	Speed float64 `json:"speed,omitempty"`
 	// PausedAt is the batch of the run at which it was paused (0: not paused): the run reopens held there.
 	PausedAt int `json:"paused_at,omitempty"`
+	// Tables are the user's own tables a run on own data reads (Scenario ""), by the name the query uses.
+	// Data is set only for small tables (MaxTableData in all); the others stayed on the sender's device.
+	Tables []Table `json:"tables,omitempty"`
+}
+
+// Table is one of the user's own tables in a link.
+type Table struct {
+	Name string `json:"name"`
+	// Format is "jsonl" or "csv".
+	Format string `json:"format"`
+	// Data is the table's text, or "" when it stayed on the device.
+	Data string `json:"data,omitempty"`
 }
 
 // Validate reports the first rule the state breaks, or nil.
@@ -107,6 +124,28 @@ func (s *State) Validate() error {
 	}
 	if s.MemoryBudget < 0 || s.MemoryBudget > MaxMemoryBudget {
 		return fmt.Errorf("share: memory budget %d is outside [0, %d]", s.MemoryBudget, int64(MaxMemoryBudget))
+	}
+	if len(s.Tables) > MaxTables {
+		return fmt.Errorf("share: %d tables, more than %d", len(s.Tables), MaxTables)
+	}
+	data := 0
+	for _, t := range s.Tables {
+		if t.Name == "" {
+			return errors.New("share: table with an empty name")
+		}
+		if err := checkName("table", t.Name); err != nil {
+			return err
+		}
+		if t.Format != "jsonl" && t.Format != "csv" {
+			return fmt.Errorf("share: table %s has format %q (want jsonl or csv)", t.Name, truncate(t.Format))
+		}
+		if !utf8.ValidString(t.Data) {
+			return fmt.Errorf("share: table %s is not valid UTF-8", t.Name)
+		}
+		data += len(t.Data)
+	}
+	if data > MaxTableData {
+		return fmt.Errorf("share: tables hold %d bytes, more than %d", data, MaxTableData)
 	}
 	return nil
 }

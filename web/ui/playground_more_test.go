@@ -214,12 +214,94 @@ func TestMetricsShowConnectorFiguresAndCharts(t *testing.T) {
 	}
 }
 
-func TestFileInputPerTable(t *testing.T) {
-	s, _ := ready(t)
+// TestOwnTablesByHandle adds a file's table, names it from the file, renames it (refusing bad and taken
+// names), renders its progress, summary and parse error, and runs over it by handle, never by text.
+func TestOwnTablesByHandle(t *testing.T) {
+	s, env := ready(t)
+	req := s.AddFile("clicks-2024.v2.jsonl", 50<<20)
+	if req.Type != protocol.RequestLoad || req.Load.Data != "" || req.Load.Format != "jsonl" || req.Load.Size != 50<<20 {
+		t.Fatalf("load request %+v", req.Load)
+	}
+	tb := s.tableByID(req.Load.Table)
+	if tb.Name != "clicks_2024_v2" {
+		t.Errorf("name from file %q, want clicks_2024_v2", tb.Name)
+	}
+	if again := s.AddFile("clicks-2024.v2.jsonl", 1); s.tableByID(again.Load.Table).Name != "clicks_2024_v22" {
+		t.Errorf("a second file of the same name is @%s", s.tableByID(again.Load.Table).Name)
+	}
+	if csv := s.AddFile("9lives.CSV", 10); s.tableByID(csv.Load.Table).Name != "_9lives" || csv.Load.Format != "csv" {
+		t.Errorf("CSV file: %+v as @%s", csv.Load, s.tableByID(csv.Load.Table).Name)
+	}
+	tb = s.tableByID(req.Load.Table) // the slice moved as tables were added
+	s.Apply(protocol.Message{Type: protocol.MessageLoadProgress, Table: tb.ID, Read: 25 << 20})
 	html, _ := render(t, s)
-	for _, tb := range s.Tables {
-		if !strings.Contains(html, `id="file-`+tb.Name+`"`) || !strings.Contains(html, `data-table="`+tb.Name+`"`) {
-			t.Errorf("no file input for @%s", tb.Name)
+	if !strings.Contains(html, "Parsing… 25.0 MiB of 50.0 MiB (50%)") {
+		t.Errorf("no progress in\n%s", html)
+	}
+	for _, bad := range []string{"has space", "1abc", "Users", ""} {
+		s.RenameTable(tb.ID, bad)
+		if tb.Name != "clicks_2024_v2" || tb.NameErr == "" {
+			t.Errorf("rename to %q: name %q, error %q", bad, tb.Name, tb.NameErr)
 		}
 	}
+	s.RenameTable(tb.ID, "@Clicks")
+	if tb.Name != "Clicks" || tb.NameErr != "" {
+		t.Errorf("rename: %q, %q", tb.Name, tb.NameErr)
+	}
+	s.Apply(protocol.Message{Type: protocol.MessageLoaded, Table: tb.ID, Summary: &protocol.Summary{Rows: 1234567, Bytes: 50 << 20,
+		Columns: []protocol.Column{{Name: "user_id", Type: "long"}, {Name: "at", Type: "datetime"}}}})
+	html, _ = render(t, s)
+	if !strings.Contains(html, "1,234,567 rows · 2 columns: user_id long, at datetime") {
+		t.Errorf("no summary in\n%s", html)
+	}
+	other := s.tableByID(req.Load.Table + 1)
+	s.Apply(protocol.Message{Type: protocol.MessageLoadFailed, Table: other.ID, Error: &protocol.Error{Message: "line 7: malformed JSON", Line: 7}})
+	html, _ = render(t, s)
+	if !strings.Contains(html, `data-line="7"`) || !strings.Contains(html, "line 7: malformed JSON") {
+		t.Errorf("no parse error in\n%s", html)
+	}
+	s.StartRun()
+	run := env.posted[len(env.posted)-1].Run
+	if in := run.Sources["Clicks"]; in.Table != tb.ID || in.Data != "" {
+		t.Errorf("run input %+v, want the handle %d", in, tb.ID)
+	}
+	id := tb.ID
+	s.RemoveTable(id)
+	if last := env.posted[len(env.posted)-1]; last.Type != protocol.RequestDrop || last.Load.Table != id || s.tableNamed("Clicks") != nil {
+		t.Errorf("remove posted %+v", last)
+	}
+}
+
+// TestShareLinkOwnData: small tables travel in the link, and say so; a large one is named only, and the
+// link's opener is told the data stayed with the sender.
+func TestShareLinkOwnData(t *testing.T) {
+	s, env := ready(t)
+	if note := s.ShareNote(); !strings.Contains(note, "the link carries them") {
+		t.Errorf("note for small tables %q", note)
+	}
+	st, err := share.DecodeFragment(s.Fragment())
+	if err != nil || len(st.Tables) != 2 || !strings.Contains(st.Tables[0].Data, "Mickey") {
+		t.Fatalf("small tables in the link: %+v, %v", st, err)
+	}
+	big := s.AddFile("events.jsonl", 100<<20)
+	s.Apply(protocol.Message{Type: protocol.MessageLoaded, Table: big.Load.Table, Summary: &protocol.Summary{Rows: 10, Bytes: 100 << 20}})
+	if note := s.ShareNote(); !strings.Contains(note, "Your data stayed on this device") {
+		t.Errorf("note for large data %q", note)
+	}
+	frag := s.Fragment()
+	st, _ = share.DecodeFragment(frag)
+	for _, tb := range st.Tables {
+		if tb.Data != "" {
+			t.Errorf("table %s carried in a link beside a large one", tb.Name)
+		}
+	}
+	o, oenv := ready(t)
+	o.LoadFragment(frag)
+	if len(o.Tables) != 3 || o.Tables[2].Status != TableMissing || !strings.Contains(o.Notice, "@events") {
+		t.Errorf("opened link: tables %+v, notice %q", o.Tables, o.Notice)
+	}
+	if loads := len(oenv.posted); loads < 2 {
+		t.Errorf("the opened link handed %d tables to the engine, want the two small ones", loads)
+	}
+	_ = env
 }

@@ -39,6 +39,14 @@ func ready(t *testing.T) (*State, *fakeEnv) {
 	env := &fakeEnv{}
 	s := NewState(env)
 	s.Apply(protocol.Message{Type: protocol.MessageReady, Catalogue: testCatalogue})
+	// The engine parses the starting tables, as the worker would.
+	for _, r := range env.posted {
+		if r.Type == protocol.RequestLoad {
+			s.Apply(protocol.Message{Type: protocol.MessageLoaded, Table: r.Load.Table, Summary: &protocol.Summary{
+				Rows: 4, Bytes: int64(len(r.Load.Data)), Text: r.Load.Data, Columns: []protocol.Column{{Name: "user_id", Type: "long"}}}})
+		}
+	}
+	env.posted = nil
 	return s, env
 }
 

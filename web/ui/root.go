@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vugu/vugu"
 
@@ -71,12 +72,70 @@ func (c *Root) SetKnob(name string, e vugu.DOMEvent) {
 	c.State.SetKnob(name, e.PropString("target", "value"))
 }
 func (c *Root) EditQuery(e vugu.DOMEvent) { c.State.SetQuery(e.PropString("target", "value")) }
-func (c *Root) SetTableFormat(i int, e vugu.DOMEvent) {
-	c.State.SetTableFormat(i, e.PropString("target", "value"))
+func (c *Root) SetTableFormat(id int, e vugu.DOMEvent) {
+	c.State.SetTableFormat(id, e.PropString("target", "value"))
 }
-func (c *Root) SetTableData(i int, e vugu.DOMEvent) {
-	c.State.SetTableData(i, e.PropString("target", "value"))
+func (c *Root) RenameTable(id int, e vugu.DOMEvent) {
+	c.State.RenameTable(id, e.PropString("target", "value"))
 }
+
+// TableKey names a table's elements: its handle, or its name for a walkthrough's inline source.
+func (c *Root) TableKey(t Table) string {
+	if t.ID > 0 {
+		return strconv.Itoa(t.ID)
+	}
+	return "w-" + t.Name
+}
+
+// TableOrigin says where a table came from and how big it is.
+func (c *Root) TableOrigin(t Table) string {
+	switch {
+	case t.ID == 0:
+		return "a walkthrough's source"
+	case t.Status == TableMissing:
+		return "not on this device: the link's sender kept this table's data"
+	case t.File != "":
+		return t.File + " · " + bytesText(float64(t.Size))
+	}
+	return "pasted · " + bytesText(float64(t.Size))
+}
+
+// LoadProgress is the line under a table's progress bar while the engine parses it.
+func (c *Root) LoadProgress(t Table) string {
+	if t.Size <= 0 {
+		return "Parsing…"
+	}
+	return fmt.Sprintf("Parsing… %s of %s (%.0f%%)", bytesText(float64(t.Read)), bytesText(float64(t.Size)),
+		100*float64(t.Read)/float64(t.Size))
+}
+
+// maxSummaryColumns is how many columns a table's summary names; a wide table's others are counted.
+const maxSummaryColumns = 12
+
+// TableSummary is the engine's account of a parsed table: rows, columns and their inferred types.
+func (c *Root) TableSummary(t Table) string {
+	sum := t.Summary
+	var cols []string
+	for i, col := range sum.Columns {
+		if i == maxSummaryColumns {
+			cols = append(cols, fmt.Sprintf("and %d more", len(sum.Columns)-i))
+			break
+		}
+		cols = append(cols, col.Name+" "+col.Type)
+	}
+	return fmt.Sprintf("%s rows · %d columns: %s · parsed in %s", count(sum.Rows), len(sum.Columns),
+		strings.Join(cols, ", "), fmtDuration(time.Duration(sum.ParseMillis*float64(time.Millisecond))))
+}
+
+// TableError is a table's parse error, led by its line.
+func (c *Root) TableError(t Table) string {
+	if t.Err.Line > 0 && !strings.HasPrefix(t.Err.Message, "line ") {
+		return fmt.Sprintf("line %d: %s", t.Err.Line, t.Err.Message)
+	}
+	return t.Err.Message
+}
+
+func (c *Root) DownloadBusy() bool { return c.State.Downloading != "" || c.State.Run.Status != StatusDone }
 
 // EditorKey runs the query on Ctrl+Enter (Cmd+Enter on a Mac), with the text as it is at the key press.
 func (c *Root) EditorKey(e vugu.DOMEvent) {
@@ -310,4 +369,12 @@ func bytesText(n float64) string {
 		return fmt.Sprintf("%.1f KiB", n/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", n)
+}
+
+// Fraction is how much of a table the engine has parsed, 0 to 1.
+func (c *Root) Fraction(t Table) string {
+	if t.Size <= 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(min(1, float64(t.Read)/float64(t.Size)), 'f', 3, 64)
 }

@@ -4,17 +4,22 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/joinlab/joinlab/web/runner/protocol"
 	"github.com/joinlab/joinlab/web/share"
 )
 
 // A share link carries the page's settings in the URL fragment, encoded by web/share (the same state the
-// Worker's short links store), so it works with no server and never reaches one. The user's own pasted
-// tables are left out: links must stay short, and that data is theirs.
+// Worker's short links store), so it works with no server and never reaches one. A run on the user's own
+// tables names them; their data stays on the device, except for small tables (share.MaxTableData in all),
+// whose text the link may carry. ShareNote says which, beside the link button.
 
 // Share returns the settings a link carries. Knobs at their default are left out, as web/share asks.
 func (s *State) Share() *share.State {
 	st := &share.State{Query: s.Query, Scenario: s.Scenario, Seed: s.Seed, MemoryBudget: s.MemoryBudget,
 		Strategy: s.Strategy, Speed: s.Speed, PausedAt: s.pausedAt()}
+	if s.Scenario == OwnScenario && s.walkFragment() == "" {
+		st.Tables = s.shareTables()
+	}
 	if sc := s.ScenarioInfo(); sc != nil {
 		for _, k := range sc.Knobs {
 			if v, ok := s.Knobs[k.Name]; ok && v != k.Default {
@@ -62,6 +67,9 @@ func (s *State) LoadFragment(fragment string) {
 			"Showing the defaults instead.", st.Scenario)
 		return
 	}
+	if st.Scenario == OwnScenario && len(st.Tables) > 0 {
+		s.openLinkTables(st.Tables)
+	}
 	s.Query, s.Seed, s.MemoryBudget, s.Strategy = st.Query, st.Seed, st.MemoryBudget, st.Strategy
 	s.Speed, s.PausedAt = st.Speed, st.PausedAt
 	s.Knobs = map[string]float64{}
@@ -73,4 +81,67 @@ func (s *State) LoadFragment(fragment string) {
 			}
 		}
 	}
+}
+
+// shareTables are the own tables a link names: with their text when all of them together are small
+// enough (share.MaxTableData), else by name only.
+func (s *State) shareTables() []share.Table {
+	var out []share.Table
+	inline := true
+	size := 0
+	for _, t := range s.Tables {
+		if t.ID == 0 || t.Status == TableFailed {
+			continue
+		}
+		out = append(out, share.Table{Name: t.Name, Format: t.Format, Data: t.Data})
+		size += len(t.Data)
+		inline = inline && t.Data != "" && t.Status == TableReady
+	}
+	if !inline || size > share.MaxTableData {
+		for i := range out {
+			out[i].Data = ""
+		}
+	}
+	return out
+}
+
+// openLinkTables replaces the own tables with a link's: those it carries are handed to the engine, the
+// others are placeholders saying the data stayed with the sender.
+func (s *State) openLinkTables(tables []share.Table) {
+	for _, t := range s.Tables {
+		if t.ID > 0 && s.Env != nil {
+			s.Env.Post(protocol.Request{Type: protocol.RequestDrop, Load: &protocol.Load{Table: t.ID}})
+		}
+	}
+	s.Tables = nil
+	var missing []string
+	for _, t := range tables {
+		if t.Data != "" {
+			s.AddText(t.Name, t.Format, t.Data)
+			continue
+		}
+		s.Tables = append(s.Tables, Table{Name: t.Name, Format: t.Format, Status: TableMissing})
+		missing = append(missing, "@"+t.Name)
+	}
+	if len(missing) > 0 {
+		s.Notice = "This link ran on its sender's own data, which stayed on their device: " + strings.Join(missing, ", ") +
+			" must be loaded here from your own files (drop them below and name them so) before the query can run."
+	}
+}
+
+// ShareNote says what a link to the current state carries of the user's own data; "" for a scenario.
+func (s *State) ShareNote() string {
+	if s.Scenario != OwnScenario || len(s.Tables) == 0 || s.walkFragment() != "" {
+		return ""
+	}
+	tables := s.shareTables()
+	if len(tables) > 0 && tables[0].Data != "" {
+		size := 0
+		for _, t := range tables {
+			size += len(t.Data)
+		}
+		return fmt.Sprintf("Your tables are small (%s): the link carries them, in the URL fragment, which no server sees. Nothing was uploaded.", bytesText(float64(size)))
+	}
+	return "Your data stayed on this device: the link carries the query, the settings and the tables' names, " +
+		"never their rows. Whoever opens it loads their own files."
 }

@@ -48,11 +48,27 @@ const (
 // OwnScenario is the picker's entry for the user's own tables.
 const OwnScenario = ""
 
-// Table is one of the user's own tables.
+// Table is one of the user's own tables. Its bytes live in the engine's worker, which parsed them: the
+// page keeps a handle (ID), where they came from, and what the engine said about them (tables.go).
 type Table struct {
+	// ID is the engine's handle for the table; 0 for a walkthrough's inline source, which is sent as Data.
+	ID     int
 	Name   string
 	Format string // "jsonl" or "csv"
-	Data   string
+	// File is the name of the file the table came from ("" for a paste or a share link's table).
+	File string
+	// Size is the bytes' length; Read how many the engine has parsed so far.
+	Size, Read int64
+	// Status is TableLoading, TableReady, TableFailed or TableMissing.
+	Status  string
+	Summary *protocol.Summary
+	// Err is the engine's parse error, with its line.
+	Err *protocol.Error
+	// NameErr says why the last rename was refused.
+	NameErr string
+	// Data is a walkthrough source's text (ID 0), or a small table's text as the engine sent it back
+	// (Summary.Text), which a share link may carry.
+	Data string
 	// Connector puts the table behind a simulated API (a walkthrough's sources); nil for the user's own.
 	Connector *protocol.Connector
 }
@@ -107,6 +123,16 @@ type State struct {
 
 	// Walk is the walkthrough player's state (walkthrough.go); nil until the player starts.
 	Walk *Walk
+
+	// tableID is the last table handle given out.
+	tableID int
+	// lastRun is the request of the current run, which a download runs again.
+	lastRun *protocol.Run
+	// downloadID numbers downloads; Downloading is the format of the one under way, DownloadNote what became
+	// of the last.
+	downloadID   int
+	Downloading  string
+	DownloadNote string
 }
 
 // Run is one run's results as they arrive.
@@ -138,15 +164,14 @@ type Run struct {
 func NewState(env Env) *State {
 	s := &State{Env: env, Loading: true, Tab: "results", Seed: 1, Knobs: map[string]float64{}}
 	s.Query = defaultOwnQuery
-	s.Tables = defaultTables()
 	return s
 }
 
 const defaultOwnQuery = "@Users | join kind=inner (@Listens) on user_id | project name, song_id"
 
-func defaultTables() []Table {
-	return []Table{
-		{Name: "Users", Format: "jsonl", Data: `{"user_id": 7, "name": "Mickey"}
+// defaultTables are the playground's starting tables, handed to the engine once it is ready.
+var defaultTables = []struct{ Name, Format, Data string }{
+	{Name: "Users", Format: "jsonl", Data: `{"user_id": 7, "name": "Mickey"}
 {"user_id": 13, "name": "Minnie"}
 {"user_id": 42, "name": "Pluto"}
 {"user_id": 99, "name": "Daffy"}`},
@@ -158,7 +183,6 @@ func defaultTables() []Table {
 {"user_id": 13, "song_id": 200}
 {"user_id": 42, "song_id": 400}
 {"user_id": 99, "song_id": 500}`},
-	}
 }
 
 // Apply applies one message from the engine. Messages about a run other than the current one are old news
@@ -174,10 +198,21 @@ func (s *State) Apply(m protocol.Message) {
 		}
 		return
 	case protocol.MessageReady, protocol.MessageCatalogue:
+		if s.Loading && m.Type == protocol.MessageReady && s.tableID == 0 && len(s.Tables) == 0 {
+			for _, t := range defaultTables {
+				s.AddText(t.Name, t.Format, t.Data)
+			}
+		}
 		s.Loading = false
 		if m.Catalogue != nil {
 			s.Catalogue = *m.Catalogue
 		}
+		return
+	case protocol.MessageLoadProgress, protocol.MessageLoaded, protocol.MessageLoadFailed:
+		s.applyLoad(m)
+		return
+	case protocol.MessageDownload:
+		s.applyDownload(m)
 		return
 	}
 	r := s.runFor(m.ID)
@@ -271,7 +306,11 @@ func (s *State) StartRun() {
 	if s.Scenario == OwnScenario {
 		req.Sources = map[string]protocol.Input{}
 		for _, t := range s.Tables {
-			req.Sources[t.Name] = protocol.Input{Format: t.Format, Data: t.Data, Connector: t.Connector}
+			if t.ID > 0 {
+				req.Sources[t.Name] = protocol.Input{Table: t.ID}
+			} else {
+				req.Sources[t.Name] = protocol.Input{Format: t.Format, Data: t.Data, Connector: t.Connector}
+			}
 		}
 	} else {
 		req.Knobs = map[string]float64{}
@@ -279,6 +318,7 @@ func (s *State) StartRun() {
 			req.Knobs[k] = v
 		}
 	}
+	s.lastRun, s.DownloadNote = req, ""
 	s.Run = &Run{ID: s.runID, Status: StatusRunning, Started: time.Now(), Strategy: s.Strategy,
 		Trace: NewTraceView(), PauseAfter: s.PausedAt}
 	s.ScrollTop = 0
@@ -397,20 +437,6 @@ func (s *State) SetStrategy(name string) {
 func (s *State) SetQuery(text string) {
 	s.Query = text
 	s.saveFragment()
-}
-
-// SetTableFormat sets the format ("jsonl" or "csv") of one of the user's tables.
-func (s *State) SetTableFormat(i int, format string) {
-	if i >= 0 && i < len(s.Tables) && (format == "jsonl" || format == "csv") {
-		s.Tables[i].Format = format
-	}
-}
-
-// SetTableData keeps the text of one of the user's tables.
-func (s *State) SetTableData(i int, data string) {
-	if i >= 0 && i < len(s.Tables) {
-		s.Tables[i].Data = data
-	}
 }
 
 // CopyLink puts the share link on the clipboard.
