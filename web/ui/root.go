@@ -135,7 +135,9 @@ func (c *Root) TableError(t Table) string {
 	return t.Err.Message
 }
 
-func (c *Root) DownloadBusy() bool { return c.State.Downloading != "" || c.State.Run.Status != StatusDone }
+func (c *Root) DownloadBusy() bool {
+	return c.State.Downloading != "" || c.State.Run.Status != StatusDone
+}
 
 // EditorKey runs the query on Ctrl+Enter (Cmd+Enter on a Mac), with the text as it is at the key press.
 func (c *Root) EditorKey(e vugu.DOMEvent) {

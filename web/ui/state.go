@@ -175,7 +175,7 @@ var defaultTables = []struct{ Name, Format, Data string }{
 {"user_id": 13, "name": "Minnie"}
 {"user_id": 42, "name": "Pluto"}
 {"user_id": 99, "name": "Daffy"}`},
-		{Name: "Listens", Format: "jsonl", Data: `{"user_id": 42, "song_id": 100}
+	{Name: "Listens", Format: "jsonl", Data: `{"user_id": 42, "song_id": 100}
 {"user_id": 7, "song_id": 200}
 {"user_id": 13, "song_id": 100}
 {"user_id": 42, "song_id": 300}
