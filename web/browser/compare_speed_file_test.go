@@ -92,11 +92,15 @@ func TestLoadTableFromFile(t *testing.T) {
 	}
 	p := openPlayground(t)
 	defer p.screenshot("file-load")
-	p.do("choose the file", chromedp.SetUploadFiles(chromedp.CSS("#file-Users"), []string{path}))
-	p.waitFor("the file's text in the table", `document.querySelector("#source-Users").value.startsWith("user_id,name")`, runTimeout)
-	if f := evaluate[string](p, `document.querySelector("#format-Users").value`); f != "csv" {
+	p.waitTable("Users")
+	p.removeTable("Users")
+	p.addFiles(path)
+	p.waitTable("users")
+	if f := evaluate[string](p, `document.querySelector('[data-table="users"] .table-format').value`); f != "csv" {
 		t.Errorf("format %q, want csv", f)
 	}
+	p.renameTable("users", "Users")
+	p.waitTable("Users")
 	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
 	if s := p.waitDone(runTimeout); !strings.HasPrefix(s, "Done") {
 		t.Fatalf("status %q\n%s", s, p.state())

@@ -225,14 +225,14 @@ func TestOwnDataFromFilesNeverUploaded(t *testing.T) {
 	worker := p.engineWorker()
 	workerLog.listen(worker.ctx)
 
-	p.do("choose the JSON-lines file", chromedp.SetUploadFiles(chromedp.CSS("#file-Users"), []string{users}))
-	p.waitFor("the JSON-lines text in @Users", `document.querySelector("#source-Users").value.includes("Zyxwortle")`, runTimeout)
-	p.do("choose the CSV file", chromedp.SetUploadFiles(chromedp.CSS("#file-Listens"), []string{listens}))
-	p.waitFor("the CSV text in @Listens", `document.querySelector("#source-Listens").value.startsWith("user_id,song_id")`, runTimeout)
-	formats := evaluate[[]string](p, `["#format-Users", "#format-Listens"].map(s => document.querySelector(s).value)`)
+	p.addFiles(users, listens)
+	p.waitTable("users")
+	p.waitTable("listens")
+	formats := evaluate[[]string](p, `["users", "listens"].map(n => document.querySelector('[data-table="' + n + '"] .table-format').value)`)
 	if want := []string{"jsonl", "csv"}; !slices.Equal(formats, want) {
 		t.Errorf("formats %q, want %q", formats, want)
 	}
+	p.setQuery("@users | join kind=inner (@listens) on user_id | project name, song_id")
 	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
 	if s := p.waitDone(runTimeout); !strings.HasPrefix(s, "Done") {
 		t.Fatalf("status %q\n%s", s, p.state())

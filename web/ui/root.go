@@ -380,3 +380,19 @@ func (c *Root) Fraction(t Table) string {
 	}
 	return strconv.FormatFloat(min(1, float64(t.Read)/float64(t.Size)), 'f', 3, 64)
 }
+
+// SummaryRows and ParseMillis are a parsed table's row count and parse time as attributes ("" before), for
+// scripts and tests that read the page.
+func (c *Root) SummaryRows(t Table) string {
+	if t.Summary == nil {
+		return ""
+	}
+	return strconv.FormatInt(t.Summary.Rows, 10)
+}
+
+func (c *Root) ParseMillis(t Table) string {
+	if t.Summary == nil {
+		return ""
+	}
+	return strconv.FormatFloat(t.Summary.ParseMillis, 'f', 1, 64)
+}
