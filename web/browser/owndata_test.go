@@ -229,6 +229,7 @@ func TestOwnDataThreeTablesAtSize(t *testing.T) {
 
 	for _, f := range []string{protocol.DownloadCSV, protocol.DownloadJSONL, protocol.DownloadTrace} {
 		name := runner.DownloadName(f)
+		p.waitFor("the download buttons", `!document.querySelector("#download-`+f+`").disabled`, runTimeout)
 		p.do("download "+f, chromedp.Click(chromedp.CSS("#download-"+f)))
 		got := waitDownload(t, p, filepath.Join(downloads, name))
 		if f == protocol.DownloadTrace {
@@ -252,14 +253,22 @@ func TestOwnDataThreeTablesAtSize(t *testing.T) {
 	p.checkConsole()
 }
 
-// waitDownload waits for a download to be complete in its folder (Chromium writes NAME.crdownload first and
-// renames it when done) and returns its bytes.
+// waitDownload waits until the page says it saved the file at path, then until the browser has written all
+// of its bytes (the note's data-bytes), and returns them.
 func waitDownload(t *testing.T, p *page, path string) []byte {
 	t.Helper()
-	deadline := time.Now().Add(runTimeout)
-	for {
-		if data, err := os.ReadFile(path); err == nil {
-			// The note says the engine's file is saved only after the browser was handed the whole Blob.
+	p.waitFor("the note that "+filepath.Base(path)+" is saved", fmt.Sprintf(`(() => { const el = document.querySelector("#download-note");
+		return el !== null && el.textContent.startsWith(%q); })()`, "Saved "+filepath.Base(path)), runTimeout)
+	size, err := strconv.ParseInt(evaluate[string](p, `document.querySelector("#download-note").dataset.bytes`), 10, 64)
+	if err != nil {
+		t.Fatalf("the download note's size: %v", err)
+	}
+	for deadline := time.Now().Add(runTimeout); ; {
+		if st, err := os.Stat(path); err == nil && st.Size() == size {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
 			return data
 		}
 		if time.Now().After(deadline) {
@@ -268,7 +277,7 @@ func waitDownload(t *testing.T, p *page, path string) []byte {
 			for _, e := range entries {
 				names = append(names, e.Name())
 			}
-			t.Fatalf("no download %s after %v (the folder holds %q)\n%s", path, runTimeout, names, p.state())
+			t.Fatalf("no download %s of %d bytes after %v (the folder holds %q)\n%s", path, size, runTimeout, names, p.state())
 		}
 		time.Sleep(pollEvery)
 	}

@@ -129,10 +129,11 @@ type State struct {
 	// lastRun is the request of the current run, which a download runs again.
 	lastRun *protocol.Run
 	// downloadID numbers downloads; Downloading is the format of the one under way, DownloadNote what became
-	// of the last.
-	downloadID   int
-	Downloading  string
-	DownloadNote string
+	// of the last, and DownloadBytes its size once saved.
+	downloadID    int
+	Downloading   string
+	DownloadNote  string
+	DownloadBytes int64
 }
 
 // Run is one run's results as they arrive.
@@ -318,7 +319,7 @@ func (s *State) StartRun() {
 			req.Knobs[k] = v
 		}
 	}
-	s.lastRun, s.DownloadNote = req, ""
+	s.lastRun, s.DownloadNote, s.DownloadBytes = req, "", 0
 	s.Run = &Run{ID: s.runID, Status: StatusRunning, Started: time.Now(), Strategy: s.Strategy,
 		Trace: NewTraceView(), PauseAfter: s.PausedAt}
 	s.ScrollTop = 0

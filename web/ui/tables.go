@@ -190,7 +190,7 @@ func (s *State) Download(format string) {
 		return
 	}
 	s.downloadID++
-	s.Downloading, s.DownloadNote = format, "Preparing the file…"
+	s.Downloading, s.DownloadNote, s.DownloadBytes = format, "Preparing the file…", 0
 	s.Env.Post(protocol.Request{Type: protocol.RequestDownload, ID: s.downloadID,
 		Download: &protocol.Download{Format: format, Run: s.lastRun}})
 }
@@ -204,5 +204,6 @@ func (s *State) applyDownload(m protocol.Message) {
 		s.DownloadNote = "The download failed: " + m.Error.Message
 		return
 	}
+	s.DownloadBytes = m.Read
 	s.DownloadNote = fmt.Sprintf("Saved %s (%s), made on this device.", m.File, bytesText(float64(m.Read)))
 }
