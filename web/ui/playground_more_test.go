@@ -290,18 +290,34 @@ func TestShareLinkOwnData(t *testing.T) {
 	}
 	frag := s.Fragment()
 	st, _ = share.DecodeFragment(frag)
-	for _, tb := range st.Tables {
-		if tb.Data != "" {
-			t.Errorf("table %s carried in a link beside a large one", tb.Name)
-		}
+	if len(st.Tables) != 3 || st.Tables[0].Data == "" || st.Tables[1].Data == "" || st.Tables[2].Data != "" {
+		t.Errorf("link tables %+v: want the small ones' text, the large one's name only", st.Tables)
 	}
 	o, oenv := ready(t)
+	oenv.posted = nil
 	o.LoadFragment(frag)
-	if len(o.Tables) != 3 || o.Tables[2].Status != TableMissing || !strings.Contains(o.Notice, "@events") {
+	loads := 0
+	for _, r := range oenv.posted {
+		if r.Type == protocol.RequestLoad && r.Load.Data != "" {
+			loads++
+		}
+	}
+	if loads != 2 {
+		t.Errorf("the opened link handed %d tables to the engine, want the two small ones", loads)
+	}
+	if len(o.Tables) != 3 || o.Tables[2].Status != TableMissing || !strings.Contains(o.Notice, "@events") ||
+		o.Tables[0].Status != TableLoading {
 		t.Errorf("opened link: tables %+v, notice %q", o.Tables, o.Notice)
 	}
-	if loads := len(oenv.posted); loads < 2 {
-		t.Errorf("the opened link handed %d tables to the engine, want the two small ones", loads)
+	oenv.posted = nil
+	o.StartRun()
+	if len(oenv.posted) != 0 || !strings.Contains(o.Notice, "cannot run yet: @events") {
+		t.Errorf("a run with a table missing: posted %+v, notice %q", oenv.posted, o.Notice)
+	}
+	// The opener's own file, named so, takes the placeholder's place.
+	mine := o.AddFile("events.jsonl", 10)
+	if tb := o.tableByID(mine.Load.Table); tb.Name != "events" || o.missingTables() != "" {
+		t.Errorf("own file for a missing table: @%s, missing %q", tb.Name, o.missingTables())
 	}
 	_ = env
 }

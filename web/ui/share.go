@@ -83,24 +83,21 @@ func (s *State) LoadFragment(fragment string) {
 	}
 }
 
-// shareTables are the own tables a link names: with their text when all of them together are small
-// enough (share.MaxTableData), else by name only.
+// shareTables are the own tables a link names: each small one with its text, as long as the texts together
+// stay within share.MaxTableData; the others by name only, their data left on the device.
 func (s *State) shareTables() []share.Table {
 	var out []share.Table
-	inline := true
 	size := 0
 	for _, t := range s.Tables {
 		if t.ID == 0 || t.Status == TableFailed {
 			continue
 		}
-		out = append(out, share.Table{Name: t.Name, Format: t.Format, Data: t.Data})
-		size += len(t.Data)
-		inline = inline && t.Data != "" && t.Status == TableReady
-	}
-	if !inline || size > share.MaxTableData {
-		for i := range out {
-			out[i].Data = ""
+		st := share.Table{Name: t.Name, Format: t.Format}
+		if t.Status == TableReady && t.Data != "" && size+len(t.Data) <= share.MaxTableData {
+			st.Data = t.Data
+			size += len(t.Data)
 		}
+		out = append(out, st)
 	}
 	return out
 }
@@ -120,7 +117,8 @@ func (s *State) openLinkTables(tables []share.Table) {
 			s.AddText(t.Name, t.Format, t.Data)
 			continue
 		}
-		s.Tables = append(s.Tables, Table{Name: t.Name, Format: t.Format, Status: TableMissing})
+		s.tableID++
+		s.Tables = append(s.Tables, Table{ID: s.tableID, Name: t.Name, Format: t.Format, Status: TableMissing})
 		missing = append(missing, "@"+t.Name)
 	}
 	if len(missing) > 0 {
@@ -134,14 +132,25 @@ func (s *State) ShareNote() string {
 	if s.Scenario != OwnScenario || len(s.Tables) == 0 || s.walkFragment() != "" {
 		return ""
 	}
-	tables := s.shareTables()
-	if len(tables) > 0 && tables[0].Data != "" {
-		size := 0
-		for _, t := range tables {
+	var inside, stayed []string
+	size := 0
+	for _, t := range s.shareTables() {
+		if t.Data != "" {
+			inside = append(inside, "@"+t.Name)
 			size += len(t.Data)
+		} else {
+			stayed = append(stayed, "@"+t.Name)
 		}
-		return fmt.Sprintf("Your tables are small (%s): the link carries them, in the URL fragment, which no server sees. Nothing was uploaded.", bytesText(float64(size)))
 	}
-	return "Your data stayed on this device: the link carries the query, the settings and the tables' names, " +
-		"never their rows. Whoever opens it loads their own files."
+	switch {
+	case len(stayed) == 0:
+		return fmt.Sprintf("Your tables are small (%s): the link carries them in its fragment, which no server sees. Nothing was uploaded.",
+			bytesText(float64(size)))
+	case len(inside) == 0:
+		return "Your data stayed on this device: the link carries the query, the settings and the tables' names, " +
+			"never their rows. Whoever opens it loads their own files."
+	}
+	return fmt.Sprintf("Your data stayed on this device: the link names %s without their rows, and carries only "+
+		"the small %s (%s) in its fragment, which no server sees.", strings.Join(stayed, ", "), strings.Join(inside, ", "),
+		bytesText(float64(size)))
 }

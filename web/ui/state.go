@@ -126,6 +126,9 @@ type State struct {
 
 	// tableID is the last table handle given out.
 	tableID int
+	// ownTables are the user's tables while a walkthrough's inline sources take their place; the engine
+	// still holds them, and CloseWalk puts them back.
+	ownTables []Table
 	// lastRun is the request of the current run, which a download runs again.
 	lastRun *protocol.Run
 	// downloadID numbers downloads; Downloading is the format of the one under way, DownloadNote what became
@@ -299,6 +302,12 @@ func (s *State) StartRun() {
 	}
 	if s.Running() {
 		s.Env.Post(protocol.Request{Type: protocol.RequestCancel, ID: s.Run.ID})
+	}
+	if missing := s.missingTables(); missing != "" && s.Scenario == OwnScenario {
+		s.Notice = "The query cannot run yet: " + missing + " stayed on the link's sender's device. Load a file " +
+			"for each (a table named so replaces its placeholder), or remove it."
+		s.Dirty = true
+		return
 	}
 	s.cancelCompare()
 	s.runID++

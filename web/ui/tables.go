@@ -32,6 +32,16 @@ var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // nameFromFile makes a table name from a file name: its base without the extension, every character a name
 // cannot hold as '_', led by '_' if it starts with a digit, and numbered if another table has it.
 func (s *State) nameFromFile(file string) string {
+	name := s.baseName(file)
+	taken := name
+	for n := 2; s.tableNamed(taken) != nil; n++ {
+		taken = fmt.Sprintf("%s%d", name, n)
+	}
+	return taken
+}
+
+// baseName is nameFromFile before numbering.
+func (s *State) baseName(file string) string {
 	base := strings.TrimSuffix(path.Base(strings.ReplaceAll(file, "\\", "/")), path.Ext(file))
 	var b strings.Builder
 	for _, r := range base {
@@ -51,11 +61,47 @@ func (s *State) nameFromFile(file string) string {
 	if len(name) > maxTableName-4 {
 		name = name[:maxTableName-4]
 	}
-	taken := name
-	for n := 2; s.tableNamed(taken) != nil; n++ {
-		taken = fmt.Sprintf("%s%d", name, n)
+	return name
+}
+
+// dropPlaceholder removes the placeholder of a link's table named name, which a table of the user's
+// own now replaces.
+func (s *State) dropPlaceholder(name string) {
+	if t := s.tableNamed(name); t != nil && t.Status == TableMissing {
+		s.RemoveTable(t.ID)
 	}
-	return taken
+}
+
+// missingTables names the link's tables not loaded yet ("" when none).
+func (s *State) missingTables() string {
+	var names []string
+	for _, t := range s.Tables {
+		if t.Status == TableMissing {
+			names = append(names, "@"+t.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// keepOwnTables sets the user's tables aside while a walkthrough's sources take their place.
+func (s *State) keepOwnTables() {
+	if s.ownTables == nil {
+		for _, t := range s.Tables {
+			if t.ID > 0 {
+				s.ownTables = append(s.ownTables, t)
+			}
+		}
+		if s.ownTables == nil {
+			s.ownTables = []Table{}
+		}
+	}
+}
+
+// restoreOwnTables puts the user's tables back after a walkthrough.
+func (s *State) restoreOwnTables() {
+	if s.ownTables != nil {
+		s.Tables, s.ownTables = s.ownTables, nil
+	}
 }
 
 // formatOf guesses a file's format from its name: .csv is CSV, anything else JSON lines.
@@ -88,6 +134,7 @@ func (s *State) tableByID(id int) *Table {
 // the caller posts to the engine with the file's Blob beside it.
 func (s *State) AddFile(file string, size int64) protocol.Request {
 	s.tableID++
+	s.dropPlaceholder(s.baseName(file))
 	t := Table{ID: s.tableID, Name: s.nameFromFile(file), Format: formatOf(file), File: file, Size: size, Status: TableLoading}
 	s.Tables = append(s.Tables, t)
 	s.Dirty = true
@@ -116,6 +163,10 @@ func (s *State) RenameTable(id int, name string) {
 		return
 	}
 	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), "@"))
+	if other := s.tableNamed(name); other != nil && other != t && t.Status != TableMissing && tableName.MatchString(name) {
+		s.dropPlaceholder(name)
+		t = s.tableByID(id)
+	}
 	switch other := s.tableNamed(name); {
 	case name == t.Name:
 		t.NameErr = ""
@@ -136,8 +187,11 @@ func (s *State) RenameTable(id int, name string) {
 func (s *State) RemoveTable(id int) {
 	for i := range s.Tables {
 		if s.Tables[i].ID == id && id > 0 {
+			missing := s.Tables[i].Status == TableMissing
 			s.Tables = append(s.Tables[:i], s.Tables[i+1:]...)
-			s.Env.Post(protocol.Request{Type: protocol.RequestDrop, Load: &protocol.Load{Table: id}})
+			if !missing {
+				s.Env.Post(protocol.Request{Type: protocol.RequestDrop, Load: &protocol.Load{Table: id}})
+			}
 			s.saveFragment()
 			return
 		}

@@ -343,6 +343,7 @@ func (s *State) startWalkRun(key string, r *StoryRun) {
 		s.Knobs[k] = v
 	}
 	if r.Scenario == "" {
+		s.keepOwnTables()
 		s.Tables = nil
 		for _, name := range sortedNames(r.Sources) {
 			src := r.Sources[name]
@@ -356,6 +357,7 @@ func (s *State) startWalkRun(key string, r *StoryRun) {
 
 // CloseWalk leaves the walkthrough; the last run stays on the page as a playground run.
 func (s *State) CloseWalk() {
+	s.restoreOwnTables()
 	if s.Walk != nil {
 		s.Walk.Open = nil
 	}
