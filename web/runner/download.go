@@ -28,8 +28,9 @@ func DownloadName(f string) string {
 
 // Download runs run again, flat out and whole (no playback speed, no pause, no row cap), and writes its
 // output to w: every row as CSV or JSON lines (engine/format, as the command line writes them), or, for
-// protocol.DownloadTrace, every trace event the engine emitted as one JSON object per line. A run is a
-// function of its query, sources and settings, so the file holds the rows the page showed, and all of them.
+// protocol.DownloadTrace, every trace event of the run as one JSON object per line — the engine's and the
+// runner's own (scans, rows delivered), as the page gets them, but none dropped. A run is a function of its
+// query, sources and settings, so the file holds the rows the page showed, and all of them.
 func (t *Tables) Download(ctx context.Context, run *protocol.Run, f string, w io.Writer) error {
 	if run == nil {
 		return fmt.Errorf("download: no run")
