@@ -149,3 +149,27 @@ func TestDecodeFragmentRejects(t *testing.T) {
 }
 
 func trimLast(s string, n int) string { return s[:len(s)-n] }
+
+func TestTablesInState(t *testing.T) {
+	ok := &State{Tables: []Table{{Name: "Users", Format: "jsonl", Data: `{"a": 1}`}, {Name: "big_events", Format: "csv"}}}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("valid tables: %v", err)
+	}
+	frag := ok.Fragment()
+	back, err := DecodeFragment(frag)
+	if err != nil || len(back.Tables) != 2 || back.Tables[0] != ok.Tables[0] || back.Tables[1] != ok.Tables[1] {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	for _, bad := range []State{
+		{Tables: []Table{{Name: "", Format: "jsonl"}}},
+		{Tables: []Table{{Name: "a b", Format: "jsonl"}}},
+		{Tables: []Table{{Name: "a", Format: "xml"}}},
+		{Tables: []Table{{Name: "a", Format: "csv", Data: "\xff"}}},
+		{Tables: []Table{{Name: "a", Format: "csv", Data: strings.Repeat("x", MaxTableData+1)}}},
+		{Tables: make([]Table, MaxTables+1)},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("tables %.80v: no error", bad.Tables)
+		}
+	}
+}

@@ -321,3 +321,34 @@ func TestShareLinkOwnData(t *testing.T) {
 	}
 	_ = env
 }
+
+// TestDownloadRunsTheRunAgain: a download asks the engine for the finished run's request again, one at a
+// time, and the note says what was saved.
+func TestDownloadRunsTheRunAgain(t *testing.T) {
+	s, env := ready(t)
+	s.StartRun()
+	run := env.posted[0].Run
+	s.Download("csv")
+	if len(env.posted) != 1 {
+		t.Fatalf("a download before the run was done: %+v", env.posted[1:])
+	}
+	id := s.Run.ID
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"name", "song_id"}})
+	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 8}})
+	s.Download("csv")
+	s.Download("jsonl") // ignored: one download at a time
+	if len(env.posted) != 2 || env.posted[1].Type != protocol.RequestDownload || env.posted[1].Download.Run != run ||
+		env.posted[1].Download.Format != "csv" {
+		t.Fatalf("posted %+v", env.posted[1:])
+	}
+	s.Apply(protocol.Message{Type: protocol.MessageDownload, ID: env.posted[1].ID, File: "joinlab-results.csv", Read: 2048})
+	if s.Downloading != "" || s.DownloadBytes != 2048 || s.DownloadNote != "Saved joinlab-results.csv (2.0 KiB), made on this device." {
+		t.Errorf("after the download: %q %d %q", s.Downloading, s.DownloadBytes, s.DownloadNote)
+	}
+	html, _ := render(t, s)
+	for _, id := range []string{"download-csv", "download-jsonl", "download-trace"} {
+		if !strings.Contains(html, `id="`+id+`"`) {
+			t.Errorf("no #%s", id)
+		}
+	}
+}

@@ -123,7 +123,7 @@ func (c *Root) TableSummary(t Table) string {
 		}
 		cols = append(cols, col.Name+" "+col.Type)
 	}
-	return fmt.Sprintf("%s rows · %d columns: %s · parsed in %s", count(sum.Rows), len(sum.Columns),
+	return fmt.Sprintf("%s · %s: %s · parsed in %s", plural(sum.Rows, "row"), plural(int64(len(sum.Columns)), "column"),
 		strings.Join(cols, ", "), fmtDuration(time.Duration(sum.ParseMillis*float64(time.Millisecond))))
 }
 
@@ -395,4 +395,12 @@ func (c *Root) ParseMillis(t Table) string {
 		return ""
 	}
 	return strconv.FormatFloat(t.Summary.ParseMillis, 'f', 1, 64)
+}
+
+// plural is n with its noun, formatted, the noun with an s unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return count(n) + " " + noun + "s"
 }
