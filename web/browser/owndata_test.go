@@ -167,6 +167,12 @@ func TestOwnDataThreeTablesAtSize(t *testing.T) {
 		t.Fatalf("set the download folder: %v", err)
 	}
 
+	// Record, from the DOM, the progress bars the page draws while the engine parses.
+	evaluate[bool](p, `(() => { window.ownProgress = [];
+		new MutationObserver(() => { for (const el of document.querySelectorAll(".table-progress progress")) {
+			const v = Number(el.getAttribute("value")); if (v > 0 && v < 1) window.ownProgress.push(v); } })
+			.observe(document.body, {subtree: true, childList: true, attributes: true});
+		return true; })()`)
 	picked := time.Now()
 	p.addFiles(users, songs, listens)
 	for _, name := range []string{"users", "songs"} {
@@ -179,6 +185,11 @@ func TestOwnDataThreeTablesAtSize(t *testing.T) {
 	t.Logf("listens.jsonl: %.1f MiB, %d rows: parsed in the engine's worker in %s ms (its own clock); "+
 		"picked to summary on the page %.2fs (the test's clock, polling every %v)",
 		float64(st.Size())/(1<<20), listenRows, parseMs, wall.Seconds(), pollEvery)
+	if seen := evaluate[[]float64](p, `window.ownProgress`); len(seen) == 0 {
+		t.Error("no progress bar between 0 and 1 while the large file parsed")
+	} else {
+		t.Logf("progress drawn %d times, from %.2f to %.2f", len(seen), slices.Min(seen), slices.Max(seen))
+	}
 	rows := evaluate[[]string](p, `["users", "songs", "listens"].map(n => document.querySelector('[data-table="' + n + '"]').dataset.rows)`)
 	if want := []string{strconv.Itoa(genUsers), strconv.Itoa(genSongs), strconv.Itoa(listenRows)}; !slices.Equal(rows, want) {
 		t.Errorf("table rows %q, want %q", rows, want)
@@ -250,6 +261,23 @@ func TestOwnDataThreeTablesAtSize(t *testing.T) {
 	if note := evaluate[string](p, `document.querySelector("#share-note").textContent`); !strings.Contains(note, "Your data stayed on this device") {
 		t.Errorf("share note %q, want it to say the data stayed on the device", note)
 	}
+
+	// A link to the run names the tables; the small starting ones travel inside it, the rest stay here.
+	link := evaluate[string](p, `location.href`)
+	q := openPlayground(t)
+	defer q.screenshot("own-data-link")
+	q.do("open the link", chromedp.Navigate("about:blank"), chromedp.Navigate(link))
+	q.waitFor("the link's tables", `document.querySelector('[data-table="listens"]') !== null`, loadTimeout)
+	q.waitTable("Users")
+	for _, name := range []string{"users", "songs", "listens"} {
+		if st := evaluate[string](q, fmt.Sprintf(`document.querySelector(%q).dataset.status`, tableCard(name))); st != "missing" {
+			t.Errorf("@%s in the opened link: %s, want missing", name, st)
+		}
+	}
+	if n := evaluate[string](q, `document.querySelector("#notice").textContent`); !strings.Contains(n, "stayed on their device: @users, @songs, @listens") {
+		t.Errorf("notice %q", n)
+	}
+	q.checkConsole()
 	p.checkConsole()
 }
 
