@@ -413,5 +413,19 @@ func TestOwnDataNamesAndErrors(t *testing.T) {
 	if v := evaluate[string](p, `document.querySelector("#paste").value`); v != "" {
 		t.Errorf("the paste box still holds %q", v)
 	}
+	// A paste of 200 KiB (the issue's 33 KB paste stopped the page) becomes a table at once, never shown.
+	evaluate[bool](p, `(() => { const dt = new DataTransfer();
+		let text = "id,word\n"; for (let i = 0; text.length < 200 * 1024; i++) text += i + ",word" + i + "\n";
+		dt.setData("text/plain", text);
+		const box = document.querySelector("#paste"); box.focus();
+		box.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+		return true; })()`)
+	p.waitTable("pasted2")
+	if f := evaluate[string](p, `document.querySelector('[data-table="pasted2"] .table-format').value`); f != "csv" {
+		t.Errorf("the large paste's format %q, want csv", f)
+	}
+	if v := evaluate[string](p, `document.querySelector("#paste").value`); v != "" {
+		t.Errorf("the large paste went into the box: %.40q…", v)
+	}
 	p.checkConsole()
 }

@@ -106,7 +106,7 @@ func (s *State) restoreOwnTables() {
 
 // formatOf guesses a file's format from its name: .csv is CSV, anything else JSON lines.
 func formatOf(file string) string {
-	if strings.EqualFold(path.Ext(file), ".csv") || strings.EqualFold(path.Ext(file), ".tsv") {
+	if strings.EqualFold(path.Ext(file), ".csv") {
 		return "csv"
 	}
 	return "jsonl"
