@@ -1,8 +1,9 @@
 // Package runner runs playground queries. Stream is what the engine's Web Worker (wasm/engine) calls: it
 // turns a protocol.Run — a sims scenario with its seed and knobs, the playground's own generated scenario, or
-// the user's pasted tables — into engine sources, runs the query and posts the output and the trace in
-// batches (web/runner/protocol). Run is the same in one blocking call returning JSON rows, for callers that
-// want a whole answer. Nothing here uses syscall/js, so all of it is tested natively and under js/wasm.
+// the user's own tables, which Tables holds parsed (tables.go) — into engine sources, runs the query and
+// posts the output and the trace in batches (web/runner/protocol); Tables.Download writes a run's whole
+// output as a file. Run is the same in one blocking call returning JSON rows, for callers that want a whole
+// answer. Nothing here uses syscall/js, so all of it is tested natively and under js/wasm.
 package runner
 
 import (
