@@ -5,7 +5,7 @@ import (
 )
 
 // keyTable is the hash join's table for every key that is not one int64: a single string column, or the
-// encoding of several keys or of another type (column.AppendKey). It is open addressing with linear probing,
+// encoding of several keys or of another type (appendJoinKey). It is open addressing with linear probing,
 // like intTable, kept at most half full, with the chains of hashtable.go.
 //
 // A slot holds the key's hash tag, its length and its first 16 bytes, so deciding a slot costs one cache miss
@@ -147,7 +147,7 @@ func (t *keyTable) matches(e *keySlot, k *hashedKey) bool {
 	}
 	t.scratch = t.scratch[:0]
 	for _, v := range t.rowKeys {
-		t.scratch = column.AppendKey(t.scratch, v, r)
+		t.scratch = appendJoinKey(t.scratch, v, r)
 	}
 	return string(t.scratch) == k.s
 }
@@ -198,7 +198,7 @@ func encodedKeys(keys []*column.Vector, lo, hi int, buf []byte, out []string) ([
 	for i := lo; i < hi; i++ {
 		if !hasNullKey(keys, i) {
 			for _, k := range keys {
-				buf = column.AppendKey(buf, k, i)
+				buf = appendJoinKey(buf, k, i)
 			}
 		}
 		ends = append(ends, len(buf))
