@@ -7,6 +7,7 @@
 package memory
 
 import (
+	"context"
 	"fmt"
 	"sync"
 )
@@ -118,4 +119,18 @@ func Bytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+type contextKey struct{}
+
+// NewContext returns ctx carrying b, for the parts of a query that its operators do not construct (a source's
+// scan, which reads ahead of them).
+func NewContext(ctx context.Context, b *Budget) context.Context {
+	return context.WithValue(ctx, contextKey{}, b)
+}
+
+// FromContext returns the budget NewContext put in ctx, or nil.
+func FromContext(ctx context.Context) *Budget {
+	b, _ := ctx.Value(contextKey{}).(*Budget)
+	return b
 }

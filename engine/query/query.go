@@ -98,9 +98,10 @@ func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (_ *
 			err = fmt.Errorf("query: %w", cerr)
 		}
 	}()
-	ctx, cancel := context.WithCancel(spill.WithSpace(ctx, space))
-	defer cancel()
 	budget := memory.NewBudget(p.opts.MemoryBudget)
+	// The budget travels in ctx too, so a file's scan counts the chunks it reads ahead against it.
+	ctx, cancel := context.WithCancel(memory.NewContext(spill.WithSpace(ctx, space), budget))
+	defer cancel()
 	env := exec.NewEnv(budget, p.opts.Trace)
 	st := &Stats{Budget: budget.Limit()}
 	if sink := p.opts.Trace; sink != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/memory"
 )
 
 // fileScan reads a file again for a scan, parsing its chunks on up to Options.Workers goroutines and handing
@@ -63,7 +64,12 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			if err != nil {
 				return nil, fmt.Errorf("source %s: %w", it.name, err)
 			}
-			it.f, it.c = f, newChunker(f, it.split(), it.opts.ChunkBytes, nil)
+			// The chunks read ahead count against the query's budget (memory.NewContext), or the open's.
+			budget := memory.FromContext(ctx)
+			if budget == nil {
+				budget = it.opts.Budget
+			}
+			it.f, it.c = f, newChunker(f, it.split(), it.opts.ChunkBytes, budget)
 		}
 		for !it.done && len(it.pending) < workers(it.opts) {
 			ch, err := it.c.next()
@@ -76,8 +82,10 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			}
 			out := make(chan parsed, 1)
 			it.pending = append(it.pending, out)
+			c := it.c
 			go func() {
 				b, err := it.parse(ch)
+				c.release(ch)
 				out <- parsed{b, err}
 			}()
 		}
