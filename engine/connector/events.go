@@ -11,11 +11,13 @@ const (
 	RequestSent trace.Kind = "request_sent"
 	// RequestThrottled: request, retry_after_ns.
 	RequestThrottled trace.Kind = "request_throttled"
-	// RequestFailed: request, error, retryable.
+	// RequestFailed: source, request, error, retryable.
 	RequestFailed trace.Kind = "request_failed"
 	// RequestRetried: request, attempt (the one about to be sent), wait_ns.
 	RequestRetried trace.Kind = "request_retried"
-	// PageReturned: request, rows, bytes, truncated, latency_ns.
+	// PageReturned: source, request, rows, bytes, truncated, latency_ns. A request is in flight from its
+	// RequestSent to its PageReturned or RequestFailed (matched by op, source and request); requests to one
+	// source overlap up to its Caps.Concurrent (see Overlap).
 	PageReturned trace.Kind = "page_returned"
 	// PageResized: from, to, reason — the scan asked for fewer rows after a too-large result.
 	PageResized trace.Kind = "page_resized"

@@ -86,7 +86,8 @@ func (e *DeadlineError) Error() string {
 //
 // A failed request returned no rows, so sending it again neither loses nor repeats one. The jitter comes from
 // a generator seeded by the seed, the operator and the source, so a seed replays the same waits. A Retrier is
-// not safe for concurrent use.
+// not safe for concurrent use, except by the tasks of one Overlap group, which run one at a time and take
+// their turns (and so their sequence numbers and jitter draws) in the same order on every run.
 type Retrier struct {
 	conn    Connector
 	source  string
@@ -130,6 +131,12 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 	}
 	attempt, faulted := 1, 0 // sends so far, and how many of them failed with a fault
 	for {
+		// In an Overlap group, a send waits until no other lane of the group is earlier: the source then sees
+		// the group's requests in the order of their start times.
+		awaitTurn(ctx, r.clock)
+		if err := ctx.Err(); err != nil {
+			return Page{}, err
+		}
 		if err := r.beforeDeadline(0, nil); err != nil {
 			return Page{}, err
 		}
@@ -143,6 +150,7 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		start := r.clock.Now()
 		page, err := r.conn.Query(ctx, req)
 		r.details.Max(trace.VirtualNanos, int64(r.clock.Now())) // a refused request took time too
+		awaitTurn(ctx, r.clock)                                 // the answer is told at its own time, after earlier ones
 		if err == nil && page.Truncated && page.Rows() == 0 {
 			err = &TransientError{Reason: "truncated page with no rows"}
 		}
@@ -150,7 +158,7 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 			return Page{}, fmt.Errorf("@%s answered %d columns for %d requested", r.source, len(page.Batch.Cols), len(req.Columns))
 		}
 		if err == nil {
-			attrs := map[string]any{"request": r.seq, "rows": page.Rows(), "bytes": page.Bytes,
+			attrs := map[string]any{"source": r.source, "request": r.seq, "rows": page.Rows(), "bytes": page.Bytes,
 				"truncated": page.Truncated, "latency_ns": int64(r.clock.Now() - start)}
 			if purpose != "" {
 				attrs["purpose"] = purpose
@@ -168,7 +176,7 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		}
 		retryable := Retryable(err)
 		r.sink.Emit(trace.Event{Kind: RequestFailed, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
-			"request": r.seq, "error": err.Error(), "retryable": retryable}})
+			"source": r.source, "request": r.seq, "error": err.Error(), "retryable": retryable}})
 		if !retryable {
 			return Page{}, err
 		}

@@ -63,6 +63,14 @@ import (
 // wanted, distinct keys per row against the probe's IN capacity, bytes per row against the response caps and
 // the memory budget — each decision traced with its reason.
 //
+// Concurrency: the requests of one step that do not depend on each other — a window's probe slices, its
+// re-fetch slices, the slices of a continuation split again — overlap, up to the connector's Caps.Concurrent,
+// through connector.Overlap: on a virtual clock each costs its own latency from its own start, the step the
+// longest of them rather than their sum, and a seed still gives the same trace. Their answers are used in
+// slice order, so the output is the one a sequential run (PagedConfig.Sequential) gives. The steps themselves
+// stay in order: a probe needs the thin page's keys, a re-fetch the probe's matches, a thin page the last
+// page's cursor and statistics.
+//
 // Memory: one thin page, its probe rows and its re-fetched rows, plus the hash table over the probe rows; all
 // accounted against the budget and released when the page is emitted. Cost: per page one thin request, ⌈keys /
 // slice⌉ probe requests and ⌈matched / slice⌉ re-fetch requests (more when an answer exceeds a response);
@@ -152,6 +160,10 @@ type PagedConfig struct {
 	// ThinFirst reads the first page thin like the others; by default it is read at full width (see Paged),
 	// unless FixedPage.
 	ThinFirst bool
+	// Sequential sends one request at a time. By default a window's filter slices (its probe requests, and
+	// its re-fetch requests) overlap up to each connector's Caps.Concurrent (see Paged); sequential runs are
+	// for comparison, and give the same rows in the same order.
+	Sequential bool
 	// Op names the operator in trace events (default "paged").
 	Op string
 	// Window is the time window of the timewindow baseline (0: defaultTimeWindow).
@@ -325,6 +337,7 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	}
 	p := &Paged{spec: spec, cfg: cfg, budget: env.Budget, sink: env.Trace, details: env.Details, op: cfg.Op,
 		paged: newFetcher(paged, cfg.Op, env.Trace, env.Details), probe: newFetcher(probe, cfg.Op, env.Trace, env.Details)}
+	p.paged.sequential, p.probe.sequential = cfg.Sequential, cfg.Sequential
 	p.keyCol = paged.keyColumn()
 	if len(cfg.Sort) == 0 {
 		for _, k := range paged.Info.Key {
@@ -1080,14 +1093,11 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 		return nil, nil, err
 	}
 	p.traceSplit("probe", r.Name, len(keys), f)
-	for i, s := range f.Slices {
-		if i > 0 {
-			stop = stopAt{}
-		}
-		t, err := p.probe.complete(ctx, kf, s.Values, cols, order, order, "probe", stop)
-		if err != nil {
-			return nil, nil, err
-		}
+	tabs, err := p.probe.completeSlices(ctx, kf, f.Slices, nil, cols, order, order, "probe", stop, stopAt{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range tabs {
 		if err := p.grow("probe rows", t.Batch().Bytes()); err != nil {
 			return nil, nil, err
 		}
@@ -1168,11 +1178,11 @@ func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []
 	}
 	p.traceSplit("refetch", r.Name, len(matched), f)
 	out := column.NewTable(schemaOf(cols, r.Info.Schema))
-	for _, s := range f.Slices {
-		t, err := p.paged.complete(ctx, kf, s.Values, cols, order, keyset, "refetch", stopAt{})
-		if err != nil {
-			return nil, err
-		}
+	tabs, err := p.paged.completeSlices(ctx, kf, f.Slices, nil, cols, order, keyset, "refetch", stopAt{}, stopAt{})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tabs {
 		if err := p.grow("re-fetched rows", t.Batch().Bytes()); err != nil {
 			return nil, err
 		}

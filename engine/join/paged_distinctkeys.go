@@ -74,11 +74,11 @@ func NewDistinctKeys(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 			return nil, false, err
 		}
 		out := column.NewTable(schemaOf(cols, r.Info.Schema))
-		for _, s := range f.Slices {
-			t, err := p.paged.complete(ctx, kf, s.Values, cols, order, order, "key rows", stopAt{})
-			if err != nil {
-				return nil, false, err
-			}
+		tabs, err := p.paged.completeSlices(ctx, kf, f.Slices, nil, cols, order, order, "key rows", stopAt{}, stopAt{})
+		if err != nil {
+			return nil, false, err
+		}
+		for _, t := range tabs {
 			out.Append(t.Batch())
 		}
 		if len(f.Slices) > 1 {

@@ -48,6 +48,8 @@ type fetcher struct {
 	r       *Remote
 	retry   *connector.Retrier
 	details *trace.Details
+	// sequential sends one request at a time whatever the connector allows (PagedConfig.Sequential).
+	sequential bool
 }
 
 func newFetcher(r *Remote, op string, sink trace.Sink, details *trace.Details) *fetcher {
@@ -59,6 +61,43 @@ func newFetcher(r *Remote, op string, sink trace.Sink, details *trace.Details) *
 }
 
 func (f *fetcher) now() time.Duration { return f.r.Clock.Now() }
+
+// inFlight is how many of the remote's requests may overlap: the connector's published Caps.Concurrent (0:
+// one), or one when the join runs sequentially.
+func (f *fetcher) inFlight() int {
+	if f.sequential {
+		return 1
+	}
+	return max(1, f.r.Conn.Caps().Concurrent)
+}
+
+// completeSlices completes each slice's keys from cursor (nil: from the start; see complete), the slices'
+// requests overlapping up to inFlight on the remote's clock (connector.Overlap), and returns the answers in
+// slice order. first bounds the first slice's answer and rest each later one's. A first slice that may end the
+// whole fetch (stopAt.firstOnly: a full first response is dropped, and the slices after it are not wanted) is
+// sent alone, before the others: the later slices depend on its answer, so overlapping them could only send
+// requests a sequential run never sends. Either way the requests sent are those of a sequential run.
+func (f *fetcher) completeSlices(ctx context.Context, kf keyFilter, slices []dynfilter.Slice, cursor []column.Value, cols []string, order, keyset []connector.OrderKey, purpose string, first, rest stopAt) ([]*column.Table, error) {
+	var head []*column.Table
+	if first.firstOnly && len(slices) > 1 {
+		t, err := f.completeFrom(ctx, kf, slices[0].Values, cursor, cols, order, keyset, purpose, first)
+		if err != nil {
+			return nil, err
+		}
+		head, slices, first = []*column.Table{t}, slices[1:], rest
+	}
+	tabs, err := connector.Overlap(ctx, f.r.Clock, f.inFlight(), len(slices), func(ctx context.Context, i int) (*column.Table, error) {
+		stop := rest
+		if i == 0 {
+			stop = first
+		}
+		return f.completeFrom(ctx, kf, slices[i].Values, cursor, cols, order, keyset, purpose, stop)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(head, tabs...), nil
+}
 
 // where is the pushed predicate and'ed with extra terms (nil terms skipped).
 func (f *fetcher) where(extra ...connector.Predicate) connector.Predicate {
@@ -234,11 +273,11 @@ func (f *fetcher) completeResplit(ctx context.Context, kf keyFilter, keys, curso
 	}
 	f.details.Add(DetailFilterSlices, int64(len(split.Slices)))
 	out := column.NewTable(schemaOf(cols, f.r.Info.Schema))
-	for _, s := range split.Slices {
-		t, err := f.completeFrom(ctx, kf, s.Values, cursor, cols, order, keyset, purpose, stop)
-		if err != nil {
-			return nil, err
-		}
+	tabs, err := f.completeSlices(ctx, kf, split.Slices, cursor, cols, order, keyset, purpose, stop, stop)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tabs {
 		out.Append(t.Batch())
 	}
 	out = sortTable(out, order)

@@ -38,6 +38,8 @@ type memConn struct {
 	rng    *rand.Rand
 	faults float64
 	sent   int
+	// latency is the time a request takes (nil: 100 ms each).
+	latency func(connector.Request) time.Duration
 }
 
 func (m *memConn) Caps() connector.Caps { return m.caps }
@@ -51,7 +53,11 @@ func (m *memConn) Render(req connector.Request) (string, error) {
 
 func (m *memConn) Query(ctx context.Context, req connector.Request) (connector.Page, error) {
 	m.sent++
-	m.clock.now += 100 * time.Millisecond
+	if m.latency != nil {
+		m.clock.now += m.latency(req)
+	} else {
+		m.clock.now += 100 * time.Millisecond
+	}
 	if req.Limit < 0 || (m.caps.MaxRows > 0 && req.Limit > m.caps.MaxRows) {
 		return connector.Page{}, &connector.InvalidRequestError{Reason: "limit over the cap"}
 	}

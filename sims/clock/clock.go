@@ -11,14 +11,17 @@ import (
 	"github.com/joinlab/joinlab/engine/connector"
 )
 
-// Virtual is a clock that moves only when told. It is safe for concurrent use; concurrent requests share one
-// timeline, so their latencies add up (a conservative model of a single client).
+// Virtual is a clock that moves only when told. It is safe for concurrent use. Requests the engine sends one
+// after another share its one timeline, so their latencies add up; requests it overlaps (connector.Overlap,
+// up to a source's Caps.Concurrent) each run on a lane of their own: the engine sets the clock back to a
+// lane's time before that lane runs (SetNow), and to the latest lane's end after the group, so requests in
+// flight at once cost the longest of their latencies.
 type Virtual struct {
 	mu  sync.Mutex
 	now time.Duration
 }
 
-var _ connector.Clock = (*Virtual)(nil)
+var _ connector.LaneClock = (*Virtual)(nil)
 
 // New returns a clock at zero.
 func New() *Virtual { return &Virtual{} }
@@ -37,6 +40,14 @@ func (c *Virtual) Advance(d time.Duration) {
 	}
 	c.mu.Lock()
 	c.now += d
+	c.mu.Unlock()
+}
+
+// SetNow sets the clock to t, earlier or later than Now: the time of the lane of an overlapped request about
+// to run (see connector.LaneClock). Outside a group of overlapped requests time only moves forward.
+func (c *Virtual) SetNow(t time.Duration) {
+	c.mu.Lock()
+	c.now = t
 	c.mu.Unlock()
 }
 
