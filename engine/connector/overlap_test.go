@@ -165,6 +165,19 @@ func TestOverlapCostsTheLongest(t *testing.T) {
 	if m := maxInFlight(events); m["Src"] != 2 {
 		t.Errorf("at most %d in flight, want 2", m["Src"])
 	}
+	// Each answer names its own request: request k (task k-1) took lat[k-1] from its send.
+	sent := map[int]time.Duration{}
+	for _, e := range events {
+		switch e.Kind {
+		case RequestSent:
+			sent[e.Attrs["request"].(int)] = e.At
+		case PageReturned:
+			k := e.Attrs["request"].(int)
+			if took := e.At - sent[k]; took != time.Duration(lat[k-1])*time.Millisecond || e.Attrs["latency_ns"] != int64(took) {
+				t.Errorf("request %d answered %s after its send (latency_ns %v), want %d ms", k, took, e.Attrs["latency_ns"], lat[k-1])
+			}
+		}
+	}
 	for i := 1; i < len(events); i++ {
 		if events[i].At < events[i-1].At {
 			t.Fatalf("event %d (%s at %s) comes before the time of event %d (%s)", i, events[i].Kind, events[i].At, i-1, events[i-1].At)

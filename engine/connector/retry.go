@@ -123,6 +123,7 @@ func NewRetrier(conn Connector, source, op string, opts Options, sink trace.Sink
 // them (*ResultTooLargeError: ask for less; *FilterTooLargeError: split).
 func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, error) {
 	r.seq++
+	seq := r.seq // the request's number: other lanes may send theirs while this one is in flight
 	native := ""
 	if rd, ok := r.conn.(Renderer); ok {
 		if text, err := rd.Render(req); err == nil {
@@ -140,7 +141,7 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		if err := r.beforeDeadline(0, nil); err != nil {
 			return Page{}, err
 		}
-		attrs := SentAttrs(r.source, req, r.seq, attempt, native, r.conn.Caps())
+		attrs := SentAttrs(r.source, req, seq, attempt, native, r.conn.Caps())
 		if purpose != "" {
 			attrs["purpose"] = purpose
 		}
@@ -158,7 +159,7 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 			return Page{}, fmt.Errorf("@%s answered %d columns for %d requested", r.source, len(page.Batch.Cols), len(req.Columns))
 		}
 		if err == nil {
-			attrs := map[string]any{"source": r.source, "request": r.seq, "rows": page.Rows(), "bytes": page.Bytes,
+			attrs := map[string]any{"source": r.source, "request": seq, "rows": page.Rows(), "bytes": page.Bytes,
 				"truncated": page.Truncated, "latency_ns": int64(r.clock.Now() - start)}
 			if purpose != "" {
 				attrs["purpose"] = purpose
@@ -176,7 +177,7 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		}
 		retryable := Retryable(err)
 		r.sink.Emit(trace.Event{Kind: RequestFailed, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
-			"source": r.source, "request": r.seq, "error": err.Error(), "retryable": retryable}})
+			"source": r.source, "request": seq, "error": err.Error(), "retryable": retryable}})
 		if !retryable {
 			return Page{}, err
 		}
@@ -184,13 +185,13 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		var th *ThrottledError
 		if errors.As(err, &th) {
 			r.sink.Emit(trace.Event{Kind: RequestThrottled, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
-				"request": r.seq, "retry_after_ns": int64(th.RetryAfter)}})
+				"request": seq, "retry_after_ns": int64(th.RetryAfter)}})
 			wait = th.RetryAfter + time.Duration(r.rng.Int64N(int64(r.pol.Base)+1))
 		} else {
 			faulted++
 			if faulted >= r.pol.Attempts || r.faults >= r.pol.Budget {
 				return Page{}, fmt.Errorf("retry budget spent (%d faults in %d sends of request %d, %d fault retries by this operator, limits %d and %d): %w",
-					faulted, attempt, r.seq, r.faults, r.pol.Attempts, r.pol.Budget, err)
+					faulted, attempt, seq, r.faults, r.pol.Attempts, r.pol.Budget, err)
 			}
 			r.faults++
 			wait = r.backoff(faulted)
@@ -201,7 +202,7 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		attempt++
 		r.details.Add(DetailRetries, 1)
 		r.sink.Emit(trace.Event{Kind: RequestRetried, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
-			"request": r.seq, "attempt": attempt, "wait_ns": int64(wait)}})
+			"request": seq, "attempt": attempt, "wait_ns": int64(wait)}})
 		if err := r.clock.Sleep(ctx, wait); err != nil {
 			return Page{}, err
 		}
