@@ -34,6 +34,9 @@ type LaneClock interface {
 // are cancelled, as they would never have been sent one at a time. The tasks before it run to their end, and
 // the error returned is that of the first failing task by index, the one a sequential run would have met.
 //
+// A task that panics ends the group: the other lanes are cancelled and run to their end, and the panic is raised
+// again in the caller's goroutine, where a recover (the browser runner's) can see it.
+//
 // On any other clock (a wall clock, a test's own) the tasks run one after another in order.
 func Overlap[T any](ctx context.Context, clock Clock, limit, n int, task func(ctx context.Context, i int) (T, error)) ([]T, error) {
 	out := make([]T, n)
@@ -59,10 +62,13 @@ func Overlap[T any](ctx context.Context, clock Clock, limit, n int, task func(ct
 		lctx, l.cancel = context.WithCancel(ctx)
 		lctx = context.WithValue(lctx, laneKey{}, l)
 		go func() {
+			defer func() {
+				l.panicked = recover()
+				l.at, l.done = lc.Now(), true
+				s.back <- l
+			}()
 			<-l.wake
 			out[l.index], errs[l.index] = task(lctx, l.index)
-			l.at, l.done = lc.Now(), true
-			s.back <- l
 		}()
 		parked = append(parked, l)
 	}
@@ -71,6 +77,7 @@ func Overlap[T any](ctx context.Context, clock Clock, limit, n int, task func(ct
 	}
 	failed := n // the lowest index of a failed task
 	latest := lc.Now()
+	var panicked any // a task's panic, raised again here once every lane has ended
 	for len(parked) > 0 {
 		j := 0
 		for k, l := range parked {
@@ -88,6 +95,12 @@ func Overlap[T any](ctx context.Context, clock Clock, limit, n int, task func(ct
 		}
 		latest = max(latest, l.at)
 		l.cancel()
+		if l.panicked != nil && panicked == nil {
+			panicked, failed = l.panicked, -1
+			for _, o := range parked {
+				o.cancel()
+			}
+		}
 		if errs[l.index] != nil && l.index < failed {
 			failed = l.index
 			for _, o := range parked {
@@ -101,6 +114,9 @@ func Overlap[T any](ctx context.Context, clock Clock, limit, n int, task func(ct
 		}
 	}
 	lc.SetNow(latest)
+	if panicked != nil {
+		panic(panicked) // in the caller's goroutine, where a recover can see it
+	}
 	if failed < n {
 		return nil, errs[failed]
 	}
@@ -114,12 +130,13 @@ type lanes struct {
 
 // lane is one task of an Overlap group: its own virtual time, and the channel its turn comes on.
 type lane struct {
-	index  int
-	at     time.Duration // the lane's time when it gave its turn back
-	done   bool
-	wake   chan struct{}
-	cancel context.CancelFunc
-	s      *lanes
+	index    int
+	at       time.Duration // the lane's time when it gave its turn back
+	done     bool
+	panicked any // what the task panicked with, if it did
+	wake     chan struct{}
+	cancel   context.CancelFunc
+	s        *lanes
 }
 
 type laneKey struct{}

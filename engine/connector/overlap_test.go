@@ -284,3 +284,29 @@ func TestOverlapNestedRunsInline(t *testing.T) {
 		t.Errorf("ended at %s, want 400ms", clk.Now())
 	}
 }
+
+// A task's panic reaches the caller's goroutine, after the other lanes have ended.
+func TestOverlapPanicReachesTheCaller(t *testing.T) {
+	clk := &laneClock{}
+	conn := &latencyConn{clock: clk}
+	r := NewRetrier(conn, "Src", "test", Options{Clock: clk, Seed: 1}, nil, nil)
+	defer func() {
+		if p := recover(); p != "task 1" {
+			t.Fatalf("recovered %v, want task 1's panic", p)
+		}
+		if fmt.Sprint(conn.seen) != "[300 20]" {
+			t.Errorf("the source saw %v, want [300 20]: no task starts after the panic", conn.seen)
+		}
+	}()
+	lat := []int{300, 20, 100}
+	_, _ = Overlap(context.Background(), clk, 2, len(lat), func(ctx context.Context, i int) (int, error) {
+		if _, err := r.Send(ctx, Request{Table: "T", Columns: []string{"v"}, Limit: lat[i]}, ""); err != nil {
+			return 0, err
+		}
+		if i == 1 {
+			panic("task 1")
+		}
+		return i, nil
+	})
+	t.Fatal("Overlap returned after a task panicked")
+}
