@@ -193,7 +193,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		rec = &trace.Recorder{}
 		opts.Trace = rec
 	}
-	p, err := query.Prepare(text, sources, opts)
+	p, err := query.Prepare(ctx, text, sources, opts)
 	if err != nil {
 		fmt.Fprint(stderr, describeQueryError(text, err))
 		return 2

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -17,6 +18,8 @@ import (
 
 // binder resolves a query's names against its sources and builds plan nodes, one pipeline operator at a time.
 type binder struct {
+	// ctx bounds what planning reads from the sources (strategies' statistics: JoinPlan.Context).
+	ctx     context.Context
 	sources map[string]source.Source
 	// paths is every dotted name the query mentions: a JSON source extracts those it has at the scan.
 	paths []string
@@ -580,6 +583,7 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 		}
 	}
 	jp := &JoinPlan{
+		ctx:      b.ctx,
 		Spec:     spec,
 		Left:     Estimate{Rows: left.rows(), Bytes: left.rows() * rowBytes(left.Schema())},
 		Right:    Estimate{Rows: right.rows(), Bytes: right.rows() * rowBytes(right.Schema())},
@@ -598,6 +602,9 @@ func (b *binder) join(left Node, op *kql.Join) (Node, error) {
 		choose = chooseLookup
 	}
 	def, reason, err := choose(jp, forced)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("plan: %w", err) // stopped, not a problem of the query's
+	}
 	if err == nil && implied {
 		reason = fmt.Sprintf("%s=%s selects the shuffle strategy, as in Kusto (left est. %.0f rows, right est. %.0f rows)",
 			shuffleKey.Name, shuffleKey.Value, jp.Left.Rows, jp.Right.Rows)

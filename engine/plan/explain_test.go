@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -54,7 +55,7 @@ func TestExplainGolden(t *testing.T) {
 			t.Fatalf("%s: %v", c.query, err)
 		}
 		got := ""
-		if p, err := Build(q, srcs, Options{}); err != nil {
+		if p, err := Build(context.Background(), q, srcs, Options{}); err != nil {
 			got = "error: " + err.Error() + "\n"
 		} else {
 			got = p.Explain()
@@ -100,7 +101,7 @@ func TestUnknownStrategyIsPositionedError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(q, explainSources(t), Options{})
+	_, err = Build(context.Background(), q, explainSources(t), Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "1:15: unknown join strategy \"quantum\" (available: ") {
 		t.Fatalf("got %v", err)
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestKustoHints(t *testing.T) {
 			t.Fatalf("%s: %v", query, err)
 		}
 		got := ""
-		if p, err := Build(q, explainSources(t), Options{}); err != nil {
+		if p, err := Build(context.Background(), q, explainSources(t), Options{}); err != nil {
 			got = "error: " + err.Error()
 		} else {
 			got = p.Explain()
@@ -55,12 +56,12 @@ func TestBroadcastTooLargePointsToFetchAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(q, srcs, Options{MemoryBudget: 1024})
+	_, err = Build(context.Background(), q, srcs, Options{MemoryBudget: 1024})
 	if err == nil || !strings.HasPrefix(err.Error(), "1:25: hint.strategy=broadcast cannot run this join") ||
 		!strings.Contains(err.Error(), "hint.strategy=fetchall") {
 		t.Fatalf("got %v, want a refusal at the hint that points to fetchall", err)
 	}
-	p, err := Build(q, srcs, Options{})
+	p, err := Build(context.Background(), q, srcs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

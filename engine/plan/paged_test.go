@@ -73,7 +73,7 @@ func buildErr(t *testing.T, q string, srcs map[string]source.Source) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(parsed, srcs, Options{})
+	_, err = Build(context.Background(), parsed, srcs, Options{})
 	return err
 }
 

@@ -31,8 +31,8 @@ type Plan struct {
 
 // Build plans q against sources, keyed by the name written after '@'. Errors about the query are *kql.Error
 // values carrying a position.
-func Build(q *kql.Query, sources map[string]source.Source, opts Options) (*Plan, error) {
-	b := &binder{sources: sources, paths: dottedNames(q), names: map[*kql.Query][]string{},
+func Build(ctx context.Context, q *kql.Query, sources map[string]source.Source, opts Options) (*Plan, error) {
+	b := &binder{ctx: ctx, sources: sources, paths: dottedNames(q), names: map[*kql.Query][]string{},
 		budget: memory.NewBudget(opts.MemoryBudget).Limit()}
 	b.collectNames(q, nil)
 	root, err := b.query(q)

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -91,7 +90,11 @@ func chooseSalted(jp *JoinPlan) (bool, string) {
 		return false, ""
 	}
 	p, err := saltPlanOf(jp, false)
-	if err != nil || p.SaltedKeys() == 0 {
+	if err != nil {
+		jp.fail(err)
+		return false, ""
+	}
+	if p.SaltedKeys() == 0 {
 		return false, ""
 	}
 	pr := p.Predict(0, 0) // only the loads matter here, not the bytes
@@ -114,17 +117,20 @@ const saltSampleRows = 1 << 16
 // pass saltWhenSkewAbove. An input no larger than the sample is measured whole here, and saltPlanOf then
 // measures it again: cheap at that size, and it keeps one code path for the plan itself.
 func sampleLooksSkewed(jp *JoinPlan) bool {
-	ctx := context.Background()
+	ctx := jp.Context()
 	l, err := jp.OpenSide(ctx, true)
 	if err != nil {
+		jp.fail(fmt.Errorf("skew sample: open left side: %w", err))
 		return false
 	}
 	r, err := jp.OpenSide(ctx, false)
 	if err != nil {
+		jp.fail(fmt.Errorf("skew sample: open right side: %w", err))
 		return false
 	}
 	m, err := join.MeasureSkew(ctx, jp.Spec, exec.NewTake(l, saltSampleRows), exec.NewTake(r, saltSampleRows))
 	if err != nil {
+		jp.fail(err)
 		return false
 	}
 	p := join.PlanSalt(jp.Spec, m, join.SaltOptions{})
@@ -183,7 +189,7 @@ func saltRowWidths(jp *JoinPlan, naive bool) (left, right float64, err error) {
 }
 
 func sampleRowWidth(jp *JoinPlan, left bool) (float64, error) {
-	ctx := context.Background()
+	ctx := jp.Context()
 	op, err := jp.OpenSide(ctx, left)
 	if err != nil {
 		return 0, fmt.Errorf("salted join: open %s side: %w", saltSideName(left), err)
@@ -207,7 +213,7 @@ func sampleRowWidth(jp *JoinPlan, left bool) (float64, error) {
 // the next reader looks: the sources are finite and do not change between planning and running, so what is
 // measured now is what the run will route (the run re-counts every key and reports the real loads).
 func measureSalt(jp *JoinPlan, naive bool) (*join.SaltPlan, error) {
-	ctx := context.Background()
+	ctx := jp.Context()
 	l, err := jp.OpenSide(ctx, true)
 	if err != nil {
 		return nil, fmt.Errorf("salted join: open left side: %w", err)

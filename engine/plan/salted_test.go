@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -41,7 +43,7 @@ func buildPlan(t *testing.T, q string, srcs map[string]source.Source) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Build(parsed, srcs, Options{})
+	p, err := Build(context.Background(), parsed, srcs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,5 +214,23 @@ func TestSaltedEstimatesMatchRun(t *testing.T) {
 			_, d := runRows(t, p)
 			checkSaltEstimates(t, ex, d)
 		})
+	}
+}
+
+// TestPlanningStopsWithItsContext: the salted join's skew sample reads the sources while planning; a cancelled
+// context stops it, and planning fails with the cancel instead of choosing as if the sample had found nothing.
+func TestPlanningStopsWithItsContext(t *testing.T) {
+	parsed, err := kql.Parse("@Plays | join kind=inner (@Songs) on song")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Build(ctx, parsed, skewSources(0.4), Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("planning under a cancelled context: %v, want context.Canceled", err)
+	}
+	if p := buildPlan(t, "@Plays | join kind=inner (@Songs) on song", skewSources(0.4)); !strings.Contains(p.Strategies(), "salted") {
+		t.Fatalf("under a live context the skewed join plans %s, want salted", p.Strategies())
 	}
 }

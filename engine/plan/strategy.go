@@ -39,6 +39,9 @@ type JoinPlan struct {
 	Interval *join.SweepSpec
 
 	left, right Node
+	// ctx is the planning's context (see Context); err the first error a strategy's statistics met (see fail).
+	ctx context.Context
+	err error
 }
 
 // Estimate is the planner's guess at one side's size.
@@ -50,6 +53,23 @@ type Estimate struct {
 // OpenSide makes a fresh running operator for one side of the join, so a strategy can measure its input
 // (key frequencies, say) while planning. Sources can be scanned any number of times. Called while the plan
 // is still being built (from Choose), before any node knows which of its columns are live, the side reads just
+// Context is what a strategy's statistics read the sources under while planning: the caller's of Build, so a
+// cancel stops them.
+func (jp *JoinPlan) Context() context.Context {
+	if jp.ctx == nil {
+		return context.Background()
+	}
+	return jp.ctx
+}
+
+// fail records an error a strategy's statistics met while planning; the choice of strategy then fails with it
+// instead of choosing as if the statistics had said nothing.
+func (jp *JoinPlan) fail(err error) {
+	if jp.err == nil {
+		jp.err = err
+	}
+}
+
 // its join keys; the liveness pass at the end of Build then replaces that with what the query reads.
 func (jp *JoinPlan) OpenSide(ctx context.Context, left bool) (exec.Operator, error) {
 	n, keys := jp.right, jp.Spec.RightKeys
@@ -216,7 +236,11 @@ func chooseStrategy(jp *JoinPlan, forced string) (StrategyDef, string, error) {
 				continue
 			}
 		}
-		if ok, why := d.Choose(jp); ok {
+		ok, why := d.Choose(jp)
+		if jp.err != nil {
+			return StrategyDef{}, "", fmt.Errorf("the %s join's statistics: %w", d.Name, jp.err)
+		}
+		if ok {
 			return d, why, nil
 		}
 	}

@@ -54,7 +54,7 @@ func runQuery(t *testing.T, text string) ([]string, string, map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Build(q, intervalSources(t), Options{})
+	p, err := Build(context.Background(), q, intervalSources(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestIntervalJoinErrors(t *testing.T) {
 	} {
 		q, err := kql.Parse(tc.query)
 		if err == nil {
-			_, err = Build(q, intervalSources(t), Options{})
+			_, err = Build(context.Background(), q, intervalSources(t), Options{})
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.query, err, tc.want)

@@ -48,7 +48,7 @@ func TestRunRemovesSpill(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			rec := &trace.Recorder{}
-			p, err := query.Prepare(tc.query, srcs, query.Options{MemoryBudget: 256 << 10, SpillDir: dir, Trace: rec})
+			p, err := query.Prepare(context.Background(), tc.query, srcs, query.Options{MemoryBudget: 256 << 10, SpillDir: dir, Trace: rec})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,7 @@ func TestRunEmitsStrategyAndMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &trace.Recorder{}
-	p, err := query.Prepare("@Listens | join kind=inner (@Users) on user_id | summarize n=count() by name",
+	p, err := query.Prepare(context.Background(), "@Listens | join kind=inner (@Users) on user_id | summarize n=count() by name",
 		map[string]source.Source{"Users": u, "Listens": l}, query.Options{Trace: rec})
 	if err != nil {
 		t.Fatal(err)

@@ -35,13 +35,14 @@ type Prepared struct {
 }
 
 // Prepare parses text and plans it against sources (keyed by the name used after '@'). Errors about the query
-// carry their position (kql.ErrorList or *kql.Error).
-func Prepare(text string, sources map[string]source.Source, opts Options) (*Prepared, error) {
+// carry their position (kql.ErrorList or *kql.Error). Planning may read the sources (a strategy's statistics,
+// such as the salted join's skew sample); ctx stops those reads, and their errors are Prepare's.
+func Prepare(ctx context.Context, text string, sources map[string]source.Source, opts Options) (*Prepared, error) {
 	q, err := kql.Parse(text)
 	if err != nil {
 		return nil, err
 	}
-	p, err := plan.Build(q, sources, plan.Options{MemoryBudget: opts.MemoryBudget})
+	p, err := plan.Build(ctx, q, sources, plan.Options{MemoryBudget: opts.MemoryBudget})
 	if err != nil {
 		return nil, err
 	}

@@ -117,7 +117,7 @@ func run(text string, sources map[string]source.Source) (cols []string, rows []s
 			err = fmt.Errorf("PANIC: %v", r)
 		}
 	}()
-	p, err := query.Prepare(text, sources, query.Options{})
+	p, err := query.Prepare(context.Background(), text, sources, query.Options{})
 	if err != nil {
 		return nil, nil, err
 	}

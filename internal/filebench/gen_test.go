@@ -55,7 +55,7 @@ func TestQueriesMatchTheGenerator(t *testing.T) {
 				}
 				sources[name] = src
 			}
-			p, err := query.Prepare(q.KQL, sources, query.Options{})
+			p, err := query.Prepare(context.Background(), q.KQL, sources, query.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,7 @@ func runAlert(t *testing.T, sources map[string]source.Source) ([]string, *query.
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := query.Prepare(sc.Query, sources, query.Options{})
+	p, err := query.Prepare(context.Background(), sc.Query, sources, query.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestMetricsEventsAlerting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := query.Prepare(sc.Query, srcs, query.Options{})
+	p, err := query.Prepare(context.Background(), sc.Query, srcs, query.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func benchRun(ctx context.Context, b *testing.B, sc *Scenario, knobs map[string]
 		b.Fatalf("%s: sources: %v", sc.Name, err)
 	}
 	b.StartTimer()
-	p, err := query.Prepare(text, srcs, query.Options{MemoryBudget: sc.MemoryBudget})
+	p, err := query.Prepare(context.Background(), text, srcs, query.Options{MemoryBudget: sc.MemoryBudget})
 	if err != nil {
 		b.Fatalf("%s: prepare: %v", sc.Name, err)
 	}

@@ -67,7 +67,7 @@ func prepareOn(t testing.TB, name string, set map[string]float64, text string) (
 		text = sc.Query
 	}
 	rec := &trace.Recorder{}
-	p, err := query.Prepare(text, srcs, query.Options{MemoryBudget: sc.MemoryBudget, Trace: rec})
+	p, err := query.Prepare(context.Background(), text, srcs, query.Options{MemoryBudget: sc.MemoryBudget, Trace: rec})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestProfileKnobsChangeRequestsNotRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := query.Prepare(sc.Query, srcs, query.Options{})
+		p, err := query.Prepare(context.Background(), sc.Query, srcs, query.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ func runScenarioFirst(t *testing.T, name string, seed uint64, set map[string]flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := query.Prepare(text, srcs, query.Options{MemoryBudget: sc.MemoryBudget})
+	p, err := query.Prepare(context.Background(), text, srcs, query.Options{MemoryBudget: sc.MemoryBudget})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -264,7 +264,7 @@ func strKey(buf []byte, x int64) []byte {
 // Run runs workload w once over d and returns its digest and the time the query took, planning included.
 func Run(ctx context.Context, w Workload, d *Data) (Digest, time.Duration, error) {
 	start := time.Now()
-	p, err := query.Prepare(w.KQL, d.Sources, query.Options{MemoryBudget: memoryBudget})
+	p, err := query.Prepare(ctx, w.KQL, d.Sources, query.Options{MemoryBudget: memoryBudget})
 	if err != nil {
 		return Digest{}, 0, fmt.Errorf("bench %s: %w", w.Name, err)
 	}

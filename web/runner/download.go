@@ -65,7 +65,7 @@ func (t *Tables) Download(ctx context.Context, run *protocol.Run, f string, w io
 	if run.MemoryBudget > 0 {
 		budget = run.MemoryBudget
 	}
-	p, err := query.Prepare(text, sources, query.Options{MemoryBudget: budget})
+	p, err := query.Prepare(ctx, text, sources, query.Options{MemoryBudget: budget})
 	if err != nil {
 		return err
 	}

@@ -85,7 +85,7 @@ func run(ctx context.Context, text string, inputs map[string]Input) (Result, err
 		}
 		sources[name] = src
 	}
-	p, err := query.Prepare(text, sources, query.Options{})
+	p, err := query.Prepare(ctx, text, sources, query.Options{})
 	if err != nil {
 		return Result{}, err
 	}

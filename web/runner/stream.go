@@ -229,7 +229,7 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 		budget = run.MemoryBudget
 	}
 	s.planning.Store(true)
-	p, err := query.Prepare(text, sources, query.Options{MemoryBudget: budget, Trace: s})
+	p, err := query.Prepare(ctx, text, sources, query.Options{MemoryBudget: budget, Trace: s})
 	s.planning.Store(false)
 	if err != nil {
 		return err

@@ -131,7 +131,7 @@ func (r *Run) execute() (*outcome, error) {
 	}
 	out := &outcome{query: text, sources: r.Sources}
 	rec := &trace.Recorder{}
-	p, err := query.Prepare(text, srcs, query.Options{MemoryBudget: budget, Trace: rec, SpillDir: spill.Memory})
+	p, err := query.Prepare(context.Background(), text, srcs, query.Options{MemoryBudget: budget, Trace: rec, SpillDir: spill.Memory})
 	if err != nil {
 		out.err = err
 		return out, nil
