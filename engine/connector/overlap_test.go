@@ -98,41 +98,6 @@ func overlapRun(t *testing.T, clk Clock, conn *latencyConn, limit int, lat []int
 	return got, rec.Events(), clk.Now(), err
 }
 
-// maxInFlight is the most requests to one source in flight at once in a trace: each send is in flight from its
-// RequestSent to its PageReturned or RequestFailed; an end at the time of a start frees its slot first.
-func maxInFlight(events []trace.Event) map[string]int {
-	type edge struct {
-		at    time.Duration
-		delta int
-		seq   int
-	}
-	edges := map[string][]edge{}
-	for i, e := range events {
-		src, _ := e.Attrs["source"].(string)
-		switch e.Kind {
-		case RequestSent:
-			edges[src] = append(edges[src], edge{e.At, +1, i})
-		case PageReturned, RequestFailed:
-			edges[src] = append(edges[src], edge{e.At, -1, i})
-		}
-	}
-	out := map[string]int{}
-	for src, es := range edges {
-		sort.SliceStable(es, func(a, b int) bool {
-			if es[a].at != es[b].at {
-				return es[a].at < es[b].at
-			}
-			return es[a].delta < es[b].delta
-		})
-		n := 0
-		for _, e := range es {
-			n += e.delta
-			out[src] = max(out[src], n)
-		}
-	}
-	return out
-}
-
 func traceBytes(t *testing.T, events []trace.Event) string {
 	t.Helper()
 	var b strings.Builder
@@ -162,7 +127,7 @@ func TestOverlapCostsTheLongest(t *testing.T) {
 	if end != 700*time.Millisecond {
 		t.Errorf("the group ended at %s, want 700ms", end)
 	}
-	if m := maxInFlight(events); m["Src"] != 2 {
+	if m := MaxInFlight(events); m["Src"] != 2 {
 		t.Errorf("at most %d in flight, want 2", m["Src"])
 	}
 	// Each answer names its own request: request k (task k-1) took lat[k-1] from its send.
@@ -214,7 +179,7 @@ func TestOverlapThrottledIsDeterministic(t *testing.T) {
 		if throttled == 0 {
 			t.Fatal("no request was throttled: the test does not test the rate limit")
 		}
-		if m := maxInFlight(events); m["Src"] > 3 {
+		if m := MaxInFlight(events); m["Src"] > 3 {
 			t.Errorf("%d in flight, over the 3 allowed", m["Src"])
 		}
 		// The source saw accepted requests at least every apart: the lanes reached it in time order.

@@ -44,33 +44,47 @@ func arithKernel(op string, l, r Expr, t column.Type) Expr {
 
 // realLoop sets out[i] = x[i] op y[i].
 func realLoop(op string, x, y, out []float64) {
+	if sumLoop(op, x, y, out) {
+		return
+	}
 	y, out = y[:len(x)], out[:len(x)]
-	switch op {
-	case "+":
-		for i := range x {
-			out[i] = x[i] + y[i]
-		}
-	case "-":
-		for i := range x {
-			out[i] = x[i] - y[i]
-		}
-	case "*":
-		for i := range x {
-			out[i] = x[i] * y[i]
-		}
-	case "/":
+	if op == "/" {
 		for i := range x {
 			out[i] = x[i] / y[i]
 		}
-	default:
-		for i := range x {
-			out[i] = math.Mod(x[i], y[i])
-		}
+		return
+	}
+	for i := range x {
+		out[i] = math.Mod(x[i], y[i])
 	}
 }
 
 // intLoop sets out[i] = x[i] op y[i] and returns the rows divided by zero (nil when none), which are null.
 func intLoop(op string, x, y, out []int64) column.Bitmap {
+	if sumLoop(op, x, y, out) {
+		return nil
+	}
+	y, out = y[:len(x)], out[:len(x)]
+	var zero column.Bitmap
+	for i := range x {
+		switch {
+		case y[i] == 0:
+			if zero == nil {
+				zero = make(column.Bitmap, words(len(x)))
+			}
+			zero.Set(i)
+		case op == "/":
+			out[i] = x[i] / y[i]
+		default:
+			out[i] = x[i] % y[i]
+		}
+	}
+	return zero
+}
+
+// sumLoop sets out[i] = x[i] op y[i] for +, - and *, the operators that are the same loop for longs (wrapping)
+// and reals, and reports false for any other.
+func sumLoop[T int64 | float64](op string, x, y, out []T) bool {
 	y, out = y[:len(x)], out[:len(x)]
 	switch op {
 	case "+":
@@ -86,23 +100,9 @@ func intLoop(op string, x, y, out []int64) column.Bitmap {
 			out[i] = x[i] * y[i]
 		}
 	default:
-		var zero column.Bitmap
-		for i := range x {
-			switch {
-			case y[i] == 0:
-				if zero == nil {
-					zero = make(column.Bitmap, words(len(x)))
-				}
-				zero.Set(i)
-			case op == "/":
-				out[i] = x[i] / y[i]
-			default:
-				out[i] = x[i] % y[i]
-			}
-		}
-		return zero
+		return false
 	}
-	return nil
+	return true
 }
 
 // negKernel is unary minus over a long, real or timespan; nil for a dynamic operand.

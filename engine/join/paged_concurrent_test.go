@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -51,40 +50,6 @@ func concurrentRun(t *testing.T, spec *Spec, c pagedCase, cfg PagedConfig, logCo
 		b.WriteByte('\n')
 	}
 	return got, b.String(), rec.Events(), lc.clock.now
-}
-
-// inFlight is the most requests to each source in flight at once in a trace: a send is in flight from its
-// RequestSent to its PageReturned or RequestFailed; an end at the time of a start frees its slot first.
-func inFlight(events []trace.Event) map[string]int {
-	type edge struct {
-		at    time.Duration
-		delta int
-	}
-	edges := map[string][]edge{}
-	for _, e := range events {
-		src, _ := e.Attrs["source"].(string)
-		switch e.Kind {
-		case connector.RequestSent:
-			edges[src] = append(edges[src], edge{e.At, +1})
-		case connector.PageReturned, connector.RequestFailed:
-			edges[src] = append(edges[src], edge{e.At, -1})
-		}
-	}
-	out := map[string]int{}
-	for src, es := range edges {
-		sort.SliceStable(es, func(a, b int) bool {
-			if es[a].at != es[b].at {
-				return es[a].at < es[b].at
-			}
-			return es[a].delta < es[b].delta
-		})
-		n := 0
-		for _, e := range es {
-			n += e.delta
-			out[src] = max(out[src], n)
-		}
-	}
-	return out
 }
 
 // TestPagedConcurrentOracle runs the paged join with Logs allowed 2 requests in flight and Dets 3 — a
@@ -133,7 +98,7 @@ func TestPagedConcurrentOracle(t *testing.T) {
 							if tr2 != tr || strings.Join(again, "\n") != strings.Join(got, "\n") {
 								t.Fatalf("a second run differs: traces of %d and %d bytes", len(tr), len(tr2))
 							}
-							m := inFlight(events)
+							m := connector.MaxInFlight(events)
 							if m["Logs"] > 2 || m["Dets"] > 3 {
 								t.Fatalf("in flight at once: Logs %d (cap 2), Dets %d (cap 3)", m["Logs"], m["Dets"])
 							}
@@ -174,7 +139,7 @@ func TestPagedConcurrencyOneIsSequential(t *testing.T) {
 	if one != seq {
 		t.Fatal("a run with one request in flight differs from the sequential run")
 	}
-	if m := inFlight(events); m["Logs"] != 1 || m["Dets"] != 1 {
+	if m := connector.MaxInFlight(events); m["Logs"] != 1 || m["Dets"] != 1 {
 		t.Fatalf("in flight at once: %v, want one per source", m)
 	}
 }

@@ -3,10 +3,8 @@ package scenario
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
@@ -66,40 +64,6 @@ func tracedRun(t *testing.T, name string, set map[string]float64, text string) (
 	return rows, st, b.String(), rec.Events()
 }
 
-// maxInFlight is the most requests to each source in flight at once in a trace, from each send's RequestSent
-// to its PageReturned or RequestFailed (an end at the time of a start frees its slot first).
-func maxInFlight(events []trace.Event) map[string]int {
-	type edge struct {
-		at    time.Duration
-		delta int
-	}
-	edges := map[string][]edge{}
-	for _, e := range events {
-		src, _ := e.Attrs["source"].(string)
-		switch e.Kind {
-		case connector.RequestSent:
-			edges[src] = append(edges[src], edge{e.At, +1})
-		case connector.PageReturned, connector.RequestFailed:
-			edges[src] = append(edges[src], edge{e.At, -1})
-		}
-	}
-	out := map[string]int{}
-	for src, es := range edges {
-		sort.SliceStable(es, func(a, b int) bool {
-			if es[a].at != es[b].at {
-				return es[a].at < es[b].at
-			}
-			return es[a].delta < es[b].delta
-		})
-		n := 0
-		for _, e := range es {
-			n += e.delta
-			out[src] = max(out[src], n)
-		}
-	}
-	return out
-}
-
 func withKnobs(a, b map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	for k, v := range a {
@@ -130,11 +94,11 @@ func TestConcurrentRequestsOverlap(t *testing.T) {
 		t.Errorf("concurrent: first row %.0f ms, total %.0f ms; sequential: %.0f ms, %.0f ms; want the concurrent run faster",
 			st.VirtualFirstRow, st.VirtualTotal, seq.VirtualFirstRow, seq.VirtualTotal)
 	}
-	m := maxInFlight(events)
+	m := connector.MaxInFlight(events)
 	if m["CrowdStrikeDetections"] < 2 || m["CrowdStrikeDetections"] > 10 || m["OktaSystemLogs"] > 5 {
 		t.Errorf("in flight at once: %v; want CrowdStrike overlapping within its 10, Sentinel within 5", m)
 	}
-	if m := maxInFlight(seqEvents); m["CrowdStrikeDetections"] != 1 || m["OktaSystemLogs"] != 1 {
+	if m := connector.MaxInFlight(seqEvents); m["CrowdStrikeDetections"] != 1 || m["OktaSystemLogs"] != 1 {
 		t.Errorf("sequential run: in flight at once %v, want 1 each", m)
 	}
 	if _, _, again, _ := tracedRun(t, "okta-crowdstrike", set, ""); again != tr {
@@ -161,7 +125,7 @@ func TestConcurrentRequestsThrottled(t *testing.T) {
 	if st.Retries == 0 {
 		t.Fatal("no request was throttled: the test does not test the rate limit")
 	}
-	if m := maxInFlight(events); m["CrowdStrikeDetections"] > 10 || m["OktaSystemLogs"] > 2 {
+	if m := connector.MaxInFlight(events); m["CrowdStrikeDetections"] > 10 || m["OktaSystemLogs"] > 2 {
 		t.Errorf("in flight at once: %v; want CrowdStrike within 10, Okta within 2", m)
 	}
 	if _, _, again, _ := tracedRun(t, "okta-crowdstrike-small", set, q); again != tr {
