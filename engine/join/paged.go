@@ -1075,13 +1075,7 @@ func (p *Paged) dropThin() {
 // stop bounds the first slice's answer (see stopAt).
 func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt) (*column.Table, []column.Value, error) {
 	r := p.probe.r
-	cols := fetchColumns(r)
-	order := r.Info.Key
-	for _, k := range order {
-		if indexOfName(cols, k.Column) < 0 {
-			cols = append(cols, k.Column)
-		}
-	}
+	cols, order := keyedColumns(r)
 	shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
 	kf := keyFilter{column: r.keyColumn(), with: func(in connector.Predicate) connector.Predicate { return p.probe.where(in) }}
 	out := column.NewTable(schemaOf(cols, r.Info.Schema))
@@ -1236,6 +1230,18 @@ func fetchColumns(r *Remote) []string {
 		}
 	}
 	return cols
+}
+
+// keyedColumns are the columns a request of r's rows reads, with the table's key columns added, and that key
+// as the order: the shape of a request continued by keyset over the table's key.
+func keyedColumns(r *Remote) ([]string, []connector.OrderKey) {
+	cols := fetchColumns(r)
+	for _, k := range r.Info.Key {
+		if indexOfName(cols, k.Column) < 0 {
+			cols = append(cols, k.Column)
+		}
+	}
+	return cols, r.Info.Key
 }
 
 func orderColumns(order []connector.OrderKey) []string {

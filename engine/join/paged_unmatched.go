@@ -316,13 +316,7 @@ func (p *Paged) nextUnmatchedProbe(ctx context.Context) error {
 		return nil
 	}
 	r := p.probe.r
-	cols := fetchColumns(r)
-	order := r.Info.Key
-	for _, k := range order {
-		if indexOfName(cols, k.Column) < 0 {
-			cols = append(cols, k.Column)
-		}
-	}
+	cols, order := keyedColumns(r)
 	limit := probeScanRows
 	if caps := r.Conn.Caps(); caps.MaxRows > 0 {
 		limit = min(limit, caps.MaxRows)
