@@ -261,21 +261,7 @@ func (c *Root) ShowLive() bool {
 }
 
 // View names the strategy view for the run: the strategy's own, or the generic one.
-func (c *Root) View() string {
-	switch c.State.Run.Strategy {
-	case "hash", "nestedloop":
-		return "hash"
-	case "grace":
-		return "grace"
-	case "salted", "salted-wrong", "salted-incorrect", "broadcast", "shuffle":
-		return "salted"
-	case "sweep", "interval":
-		return "sweep"
-	case "paged", "fetchall", "timewindow", "distinctkeys", "keyset-lt", "keyset-le":
-		return "paged"
-	}
-	return "generic"
-}
+func (c *Root) View() string { return c.State.Run.View() }
 
 func (c *Root) TabSelected(tab string) string { return strconv.FormatBool(c.State.Tab == tab) }
 

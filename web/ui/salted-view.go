@@ -38,3 +38,29 @@ func (c *SaltedView) Workers() string {
 	}
 	return "—"
 }
+
+// Naive says the run is the deliberately wrong teaching variant.
+func (c *SaltedView) Naive() bool { return c.Run.DrawnStrategy() == "salted_naive_wrong" }
+
+// Wrong is the naive variant's wrong rows, once the run is done.
+func (c *SaltedView) Wrong() *WrongRows { return c.Run.wrongRows() }
+
+// WrongShown are the first few wrong rows, for the table under the drawing.
+func (c *SaltedView) WrongShown() []WrongRow {
+	w := c.Wrong()
+	if w == nil {
+		return nil
+	}
+	return w.Rows[:min(len(w.Rows), wrongShown)]
+}
+
+// wrongShown bounds the wrong rows listed.
+const wrongShown = 20
+
+// Cell shows a null as such.
+func (c *SaltedView) Cell(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}

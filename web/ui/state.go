@@ -147,7 +147,8 @@ type Run struct {
 	Rows    RowStore
 	Inputs  map[string]int64
 	Explain string
-	// Strategy is the join strategy, from the trace or, failing that, from the explain text.
+	// Strategy is the join strategy: the one the run asked for until the engine's strategy_chose names the
+	// first join's.
 	Strategy string
 	Stats    *protocol.Stats
 	Err      *protocol.Error
@@ -162,6 +163,8 @@ type Run struct {
 	Trace              *TraceView
 	// order checks the run's messages come as the protocol says; one out of order is shown, not applied.
 	order protocol.Order
+	// wrong caches the salted teaching variant's wrong rows (wrongrows.go).
+	wrong *WrongRows
 }
 
 // NewState returns a State waiting for the engine, with the playground's starting query and tables.
@@ -231,9 +234,6 @@ func (s *State) Apply(m protocol.Message) {
 	switch m.Type {
 	case protocol.MessageStarted:
 		r.Columns, r.Explain, r.Inputs = m.Columns, m.Explain, m.Inputs
-		if r.Strategy == "" {
-			r.Strategy = strategyFromExplain(m.Explain)
-		}
 		r.Trace.Inputs = m.Inputs
 	case protocol.MessageBatch:
 		s.batchArrived(r)
@@ -273,23 +273,6 @@ func (r *Run) addEvents(events []trace.Event) {
 	if r.Trace.Chosen != "" {
 		r.Strategy = r.Trace.Chosen
 	}
-}
-
-// strategyFromExplain reads the strategy from the physical plan's first join line ("hash join kind=…").
-func strategyFromExplain(explain string) string {
-	_, physical, ok := strings.Cut(explain, "physical plan:")
-	if !ok {
-		return ""
-	}
-	for _, line := range strings.Split(physical, "\n") {
-		f := strings.Fields(line)
-		for i := 1; i < len(f); i++ {
-			if f[i] == "join" && i+1 < len(f) && strings.HasPrefix(f[i+1], "kind=") {
-				return f[i-1]
-			}
-		}
-	}
-	return ""
 }
 
 // Running reports whether a run is under way.

@@ -180,7 +180,7 @@ func TestStrategyViews(t *testing.T) {
 			{Kind: "heavy_key_found", Attrs: map[string]any{"key": "k1", "left_rows": 900.0, "right_rows": 3.0}},
 			{Kind: "worker_load", Attrs: map[string]any{"worker": 0.0, "load_before": 900.0, "load_after": 300.0}},
 			{Kind: "worker_load", Attrs: map[string]any{"worker": 1.0, "load_before": 10.0, "load_after": 310.0}},
-			{Kind: "worker_load", Attrs: map[string]any{"worker": 3.0, "load": 5.0, "phase": "before"}},
+			{Kind: "worker_load", Attrs: map[string]any{"worker": 3.0, "load_before": 5.0, "load_after": 2.0}},
 			{Kind: "salt_assigned", Attrs: map[string]any{"key": "k1", "rows_per_salt": []any{300.0, 300.0, 300.0}}},
 			{Kind: "rows_replicated", Attrs: map[string]any{"rows": 20.0, "copies": 4.0}},
 			{Kind: "worker_load"},

@@ -31,22 +31,147 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		vgparent.AppendChild(vgn)
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain-line"}}}
 		vgparent.AppendChild(vgn)
-		vgn.SetInnerHTML(vugu.HTML("Both inputs are read in start order per key; the sweep line moves forward, intervals that started join the active set, those that ended before the line expire, and each overlap is emitted as [max(start), min(end)]."))
+		vgn.SetInnerHTML(vugu.HTML("Both inputs are read in start order per key; the sweep line moves forward, intervals that started join the active set, those that ended before the line expire, and each overlap is emitted as [max(start), min(end)]. Each point below is one of the sweep\x26#39;s trace events."))
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "spark wide"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 60"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "active set size as the sweep advances"}}}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-active"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "sweep-chart"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 80"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "80"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "active set size at each sweep event"}}}
 		vgparent.AppendChild(vgn)
 		{
 			vgparent := vgn
 			_ = vgparent
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "polyline", Attr: []vugu.VGAttribute{{Namespace: "", Key: "fill", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "currentColor"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1.5"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "55"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "12"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
 			vgparent.AppendChild(vgn)
-			vgn.AddAttrInterface("points", c.Run.Trace.Sweep.Active.Polyline(400, 56))
+			vgn.SetInnerHTML(c.ActiveChart().Top)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "55"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML("0"))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "2"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "36"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "label"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML("active"))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "8"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML(""))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML(""))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "g", Attr: []vugu.VGAttribute{{Namespace: "", Key: "transform", Val: "translate(60 8)"}}}
+			vgparent.AppendChild(vgn)
+			{
+				vgparent := vgn
+				_ = vgparent
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t"}
+				vgparent.AppendChild(vgn)
+				for vgiterkeyt, l := range c.ActiveChart().Lines {
+					var vgiterkey interface{} = vgiterkeyt
+					_ = vgiterkey
+					l := l
+					_ = l
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "polyline", Attr: []vugu.VGAttribute{{Namespace: "", Key: "fill", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "currentColor"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1.5"}}}
+					vgparent.AppendChild(vgn)
+					vgn.AddAttrInterface("class", l.Class)
+					vgn.AddAttrInterface("points", l.Points)
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+				vgparent.AppendChild(vgn)
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "74"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML("event 1"))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "74"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML("event " + c.ActiveChart().Events)
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 			vgparent.AppendChild(vgn)
 		}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
+		vgparent.AppendChild(vgn)
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-totals"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "sweep-chart"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 80"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "80"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "intervals expired and overlaps emitted so far, at each sweep event"}}}
+		vgparent.AppendChild(vgn)
+		{
+			vgparent := vgn
+			_ = vgparent
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "55"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "12"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(c.TotalsChart().Top)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "55"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML("0"))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "2"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "36"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "label"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML("so far"))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "8"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML(""))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML(""))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "g", Attr: []vugu.VGAttribute{{Namespace: "", Key: "transform", Val: "translate(60 8)"}}}
+			vgparent.AppendChild(vgn)
+			{
+				vgparent := vgn
+				_ = vgparent
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t"}
+				vgparent.AppendChild(vgn)
+				for vgiterkeyt, l := range c.TotalsChart().Lines {
+					var vgiterkey interface{} = vgiterkeyt
+					_ = vgiterkey
+					l := l
+					_ = l
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "polyline", Attr: []vugu.VGAttribute{{Namespace: "", Key: "fill", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "currentColor"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1.5"}}}
+					vgparent.AppendChild(vgn)
+					vgn.AddAttrInterface("class", l.Class)
+					vgn.AddAttrInterface("points", l.Points)
+					vgn.AddAttrInterface("stroke-dasharray", c.Dash(l.Class))
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+				vgparent.AppendChild(vgn)
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "74"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML(vugu.HTML("event 1"))
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "74"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
+			vgparent.AppendChild(vgn)
+			vgn.SetInnerHTML("event " + c.TotalsChart().Events)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
+			vgparent.AppendChild(vgn)
+		}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
+		vgparent.AppendChild(vgn)
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "legend"}}}
+		vgparent.AppendChild(vgn)
+		vgn.SetInnerHTML(vugu.HTML("solid: overlaps emitted · dashed: intervals expired"))
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "facts"}}}
@@ -63,7 +188,7 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgparent
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "sweep position: "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-position"}}}
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(c.Position())
 			}
@@ -74,9 +199,12 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "active set, largest: "}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
+				vgn.SetInnerHTML(c.ActiveMaxLabel())
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ": "}
+				vgparent.AppendChild(vgn)
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-active-max"}}}
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.ActiveMax)))
 			}
@@ -89,7 +217,7 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgparent
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "expired: "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-expired"}}}
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.Expired)))
 			}
@@ -102,9 +230,22 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgparent
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "overlaps: "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-overlaps"}}}
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.Overlaps)))
+			}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+			vgparent.AppendChild(vgn)
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
+			vgparent.AppendChild(vgn)
+			{
+				vgparent := vgn
+				_ = vgparent
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "sweep events: "}
+				vgparent.AppendChild(vgn)
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-events"}}}
+				vgparent.AppendChild(vgn)
+				vgn.SetInnerHTML(count(c.Run.Trace.Sweep.Advances))
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)
@@ -116,7 +257,7 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					_ = vgparent
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "partitions pruned by time: "}
 					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-pruned"}}}
 					vgparent.AppendChild(vgn)
 					vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.Pruned)))
 				}

@@ -28,10 +28,12 @@ type TraceView struct {
 	Recent []trace.Event
 	// LastAt is the latest event time seen (virtual time where the engine keeps it).
 	LastAt time.Duration
-	// Chosen is the strategy a strategy_chose event named.
+	// Chosen is the strategy a strategy_chose event named (the first join's), Strategies every join's in
+	// the order the event lists them, ChosenWhy the planner's reason.
 	Chosen, ChosenWhy string
-	// MemoryHigh is the highest memory_high event.
-	MemoryHigh int64
+	Strategies        []string
+	// MemoryHigh is the highest memory_high event, MemoryBudget the budget it was held to.
+	MemoryHigh, MemoryBudget int64
 
 	Inputs map[string]int64
 	// Scans are rows read per source while running, in the order the sources were first read.
@@ -72,11 +74,21 @@ func NewTraceView() *TraceView {
 		Salted: SaltedSummary{Before: map[int]float64{}, After: map[int]float64{}}}
 }
 
-// Add folds one event in.
+// Fold is the summary of events, folded in order from an empty one: a view of events[:k] is Fold(events[:k]),
+// so the player, the walkthrough and a test all draw the same state at the same event.
+func Fold(events []trace.Event) *TraceView {
+	t := NewTraceView()
+	for _, e := range events {
+		t.Add(e)
+	}
+	return t
+}
+
+// Add folds one event in. Kinds are matched exactly, as the package that emits each declares it (engine/join,
+// engine/connector, engine/plan, web/runner); a kind no view knows is only counted.
 func (t *TraceView) Add(e trace.Event) {
 	t.Events++
-	kind := string(e.Kind)
-	t.Kinds[kind]++
+	t.Kinds[string(e.Kind)]++
 	t.LastAt = max(t.LastAt, e.At)
 	if len(t.Recent) == recentEvents {
 		copy(t.Recent, t.Recent[1:])
@@ -84,49 +96,51 @@ func (t *TraceView) Add(e trace.Event) {
 	}
 	t.Recent = append(t.Recent, e)
 	a := e.Attrs
-	switch {
-	case kind == string(trace.StrategyChose):
+	switch e.Kind {
+	case trace.StrategyChose:
 		t.Chosen, t.ChosenWhy = str(a, "strategy"), str(a, "reason")
-		return
-	case kind == string(trace.MemoryHigh):
+		if all := str(a, "strategies"); all != "" {
+			t.Strategies = strings.Split(all, ",")
+		} else if t.Chosen != "" {
+			t.Strategies = []string{t.Chosen}
+		}
+	case trace.MemoryHigh:
 		if b, ok := num(a, "bytes"); ok {
 			t.MemoryHigh = max(t.MemoryHigh, int64(b))
 			t.MemoryOver.Add(t.ms(), float64(t.MemoryHigh))
 		}
-		return
-	case kind == "scan_rows":
+		if b, ok := num(a, "budget"); ok {
+			t.MemoryBudget = int64(b)
+		}
+	case kindScanRows:
 		t.addScan(a)
-		return
-	case kind == string(trace.RowsEmitted) && e.Op == "output":
+	case trace.RowsEmitted:
+		if e.Op != opOutput {
+			return
+		}
 		if n, ok := num(a, "total"); ok {
 			t.Output = int64(n)
 			t.OutputSeries.Add(float64(t.Events), n)
 			t.RowsOver.Add(t.ms(), n)
 		}
-		return
-	}
-	words := strings.FieldsFunc(kind, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	has := func(w string) bool {
-		return slices.ContainsFunc(words, func(x string) bool { return strings.HasPrefix(x, w) })
-	}
-	if has("request") && has("sent") {
+	case kindRequestSent:
 		t.addNative(a)
 		t.Requests++
 		t.RequestsOver.Add(t.ms(), float64(t.Requests))
-	}
-	switch {
-	case has("prune"):
+		t.Paged.Requests++
+	case kindRequestThrottled, kindRequestRetried:
+		t.Paged.Throttled++
+	case kindPartitionsPruned:
 		n, _ := num(a, "pruned")
 		t.Sweep.Pruned += n
-	case has("partition") || has("spill") || has("repartition") || has("hot") || has("pair"):
-		t.Grace.add(has, e.Op, a)
-	case has("heavy") || has("salt") || has("worker") || has("replicat"):
-		t.Salted.add(has, a)
-	case has("sweep") || has("active") || has("expir") || has("overlap"):
-		t.Sweep.add(has, a, e.At)
-	case has("page") || has("filter") || has("tie") || has("refetch") || has("cursor") || has("probe") ||
-		has("request") || has("throttl") || has("retr"):
-		t.Paged.add(has, a)
+	case kindSpill, kindPartitionWritten, kindPartitionRead, kindRepartition, kindHotKey, kindPairJoined:
+		t.Grace.add(e.Kind, e.Op, a)
+	case kindHeavyKey, kindSaltAssigned, kindRowsReplicated, kindWorkerLoad:
+		t.Salted.add(e.Kind, a)
+	case kindSweepAdvanced:
+		t.Sweep.add(a, e.At)
+	case kindPageRequested, kindPageFetched, kindTieGroupCut, kindFilterSplit, kindRefetched:
+		t.Paged.add(e.Kind, a)
 	}
 }
 
@@ -255,31 +269,33 @@ type GraceSummary struct {
 	index       map[string]int // op + "\x00" + partition → position in Bins
 	Levels      int
 	HotKeys     []string
+	HotKeyCount int64
 	Pairs       int64
 	Spills      int64
 	Repartition int64
 }
 
-func (g *GraceSummary) add(has func(string) bool, op string, a map[string]any) {
-	if has("hot") {
+func (g *GraceSummary) add(kind trace.Kind, op string, a map[string]any) {
+	level, _ := num(a, "level")
+	g.Levels = max(g.Levels, int(level))
+	switch kind {
+	case kindHotKey:
+		g.HotKeyCount++
 		if k := str(a, "key"); k != "" && len(g.HotKeys) < 8 && !slices.Contains(g.HotKeys, k) {
 			g.HotKeys = append(g.HotKeys, k)
 		}
 		return
-	}
-	level, _ := num(a, "level")
-	g.Levels = max(g.Levels, int(level))
-	if has("repartition") {
+	case kindRepartition:
 		g.Repartition++
-	}
-	if has("spill") {
+		return
+	case kindSpill:
 		g.Spills++
-	}
-	if has("pair") {
+		return
+	case kindPairJoined:
 		g.Pairs++
 		return
 	}
-	id := str(a, "partition", "part")
+	id := str(a, "partition")
 	if id == "" {
 		return
 	}
@@ -299,19 +315,16 @@ func (g *GraceSummary) add(has func(string) bool, op string, a map[string]any) {
 	b := g.Bins[i]
 	b.Level = max(b.Level, int(level))
 	rows, _ := num(a, "rows")
+	if kind == kindPartitionRead {
+		b.Read += rows
+		return
+	}
 	bytes, _ := num(a, "bytes")
 	pages, _ := num(a, "pages")
-	switch {
-	case has("read"):
-		b.Read += rows
-	default:
-		b.Rows += rows
-		b.Bytes += bytes
-		b.Pages += pages
-	}
-	if has("spill") || has("written") || has("write") {
-		b.Spilled = true
-	}
+	b.Rows += rows
+	b.Bytes += bytes
+	b.Pages += pages
+	b.Spilled = true // a written partition is on the store
 }
 
 // maxBins bounds the partitions the Grace view draws (one element each).
@@ -329,10 +342,16 @@ func (g *GraceSummary) MaxRows() float64 {
 // SaltedSummary is the salted view's picture: per-worker load before and after salting, and heavy keys.
 type SaltedSummary struct {
 	Before, After map[int]float64
-	HeavyKeys     []HeavyKey
-	Replicated    float64
-	Salts         int64
-	Workers       int
+	// HeavyKeys are the first few heavy keys measured, HeavyCount all of them.
+	HeavyKeys  []HeavyKey
+	HeavyCount int64
+	// Replicated is the extra copies the expansion made: each rows_replicated event's rows times its copies
+	// less the one every row has anyway, summed (the run's rows_replicated detail). ReplicatedKeys counts
+	// those events; with none, the trace says nothing of copies and the view does not draw the figure.
+	Replicated     float64
+	ReplicatedKeys int64
+	Salts          int64
+	Workers        int
 }
 
 // HeavyKey is a measured heavy key.
@@ -341,49 +360,33 @@ type HeavyKey struct {
 	Count float64
 }
 
-func (s *SaltedSummary) add(has func(string) bool, a map[string]any) {
-	switch {
-	case has("heavy"):
+func (s *SaltedSummary) add(kind trace.Kind, a map[string]any) {
+	switch kind {
+	case kindHeavyKey:
+		s.HeavyCount++
 		if len(s.HeavyKeys) < 8 {
-			c, ok := num(a, "count", "rows")
-			if !ok {
-				l, _ := num(a, "left_rows")
-				r, _ := num(a, "right_rows")
-				c = l + r
-			}
-			s.HeavyKeys = append(s.HeavyKeys, HeavyKey{Key: str(a, "key"), Count: c})
+			l, _ := num(a, "left_rows")
+			r, _ := num(a, "right_rows")
+			s.HeavyKeys = append(s.HeavyKeys, HeavyKey{Key: str(a, "key"), Count: l + r})
 		}
-	case has("replicat"):
-		n, _ := num(a, "rows", "count")
-		s.Replicated += n
-	case has("salt"):
+	case kindSaltAssigned:
 		s.Salts++
-	}
-	if w, ok := num(a, "workers", "w", "copies"); ok {
-		s.Workers = max(s.Workers, int(w))
-	}
-	// Load comes either as one worker's figure with a phase, or as whole arrays before and after.
-	for key, into := range map[string]map[int]float64{"before": s.Before, "after": s.After} {
-		if arr, ok := a[key].([]any); ok {
-			for i, v := range arr {
-				if f, ok := toFloat(v); ok && i < maxBins {
-					into[i] = f
-				}
-			}
+	case kindRowsReplicated:
+		s.ReplicatedKeys++
+		rows, _ := num(a, "rows")
+		copies, ok := num(a, "copies")
+		if ok && copies > 1 {
+			s.Replicated += rows * (copies - 1)
 		}
-	}
-	if w, ok := num(a, "worker"); ok && int(w) < maxBins {
-		before, hasBefore := num(a, "load_before", "rows_before")
-		after, hasAfter := num(a, "load_after", "rows_after")
-		if hasBefore || hasAfter {
-			s.Before[int(w)], s.After[int(w)] = before, after
-		} else if load, ok := num(a, "load", "rows", "pairs"); ok {
-			if str(a, "phase", "when") == "before" {
-				s.Before[int(w)] = load
-			} else {
-				s.After[int(w)] = load
-			}
+		s.Workers = max(s.Workers, int(copies))
+	case kindWorkerLoad:
+		w, ok := num(a, "worker")
+		if !ok || int(w) >= maxBins {
+			return
 		}
+		s.Workers = max(s.Workers, int(w)+1)
+		s.Before[int(w)], _ = num(a, "load_before")
+		s.After[int(w)], _ = num(a, "load_after")
 	}
 }
 
@@ -408,53 +411,54 @@ func (s *SaltedSummary) Loads() (before, after []float64, top float64) {
 	return before, after, top
 }
 
-// SweepSummary is the interval view's picture: the sweep line's position and the active set over time.
+// SweepSummary is the interval view's picture: the sweep line's position, and the active set, the intervals
+// expired and the overlaps emitted, each over the sweep's events (one every few rows swept and per output batch).
 type SweepSummary struct {
-	Position  float64
+	Position float64
+	// ActiveMax is the largest combined active set (left and right) the events showed: the events sample it,
+	// so it equals the run's active_set_max only where a sample fell on the peak, unless the engine reports
+	// its running largest (active_max).
 	ActiveMax float64
-	Active    Series
-	Expired   float64
-	Overlaps  float64
-	Advances  int64
+	// ActiveExact is set when ActiveMax came from the engine's own running largest.
+	ActiveExact bool
+	// Active, ExpiredOver and OverlapsOver are sampled against the sweep event's index.
+	Active, ExpiredOver, OverlapsOver Series
+	// Expired and Overlaps are the totals so far over every sweep of the query.
+	Expired, Overlaps float64
+	Advances          int64
 	// Pruned counts partitions or source ranges skipped because they cannot overlap the query's window.
 	Pruned float64
+	// A sweep reports running totals; a query with several sweeps restarts them: the totals of sweeps
+	// finished are kept apart.
+	doneExpired, doneOverlaps, lastExpired, lastOverlaps float64
 }
 
-func (s *SweepSummary) add(has func(string) bool, a map[string]any, at time.Duration) {
-	if p, ok := num(a, "position", "pos", "time", "at"); ok {
+func (s *SweepSummary) add(a map[string]any, at time.Duration) {
+	s.Advances++
+	x := float64(s.Advances)
+	if p, ok := num(a, "position"); ok {
 		s.Position = p
 	}
-	active, ok := num(a, "active", "active_set", "size")
-	if l, okl := num(a, "active_left"); okl {
-		r, _ := num(a, "active_right")
-		active, ok = l+r, true
+	l, okl := num(a, "active_left")
+	r, okr := num(a, "active_right")
+	if okl || okr {
+		s.ActiveMax = max(s.ActiveMax, l+r)
+		s.Active.Add(x, l+r)
 	}
-	if ok {
-		s.ActiveMax = max(s.ActiveMax, active)
-		s.Active.Add(float64(s.Advances), active)
+	if m, ok := num(a, "active_max"); ok {
+		s.ActiveMax, s.ActiveExact = max(s.ActiveMax, m), true
 	}
-	// The sweep join reports running totals on each advance; other emitters may send one event per expiry.
-	if n, ok := num(a, "expired"); ok && !has("expir") {
-		s.Expired = max(s.Expired, n)
-	}
-	if n, ok := num(a, "overlaps"); ok && !has("overlap") {
-		s.Overlaps = max(s.Overlaps, n)
-	}
-	switch {
-	case has("expir"):
-		n, ok := num(a, "count", "rows", "expired")
-		if !ok {
-			n = 1
+	expired, oke := num(a, "expired")
+	overlaps, oko := num(a, "overlaps")
+	if oke && oko {
+		if expired < s.lastExpired || overlaps < s.lastOverlaps { // a new sweep
+			s.doneExpired += s.lastExpired
+			s.doneOverlaps += s.lastOverlaps
 		}
-		s.Expired += n
-	case has("overlap"):
-		n, ok := num(a, "count", "rows", "overlaps")
-		if !ok {
-			n = 1
-		}
-		s.Overlaps += n
-	default:
-		s.Advances++
+		s.lastExpired, s.lastOverlaps = expired, overlaps
+		s.Expired, s.Overlaps = s.doneExpired+expired, s.doneOverlaps+overlaps
+		s.ExpiredOver.Add(x, s.Expired)
+		s.OverlapsOver.Add(x, s.Overlaps)
 	}
 }
 
@@ -468,19 +472,34 @@ type PagedSummary struct {
 	Wide      int64
 	FromPage  int64
 	Throttled int64
-	TiesCut   int64
-	Slices    []Slice
-	SliceCap  float64
-	Refetches int64
+	// TiesCut counts tie_group_cut events. Each names the page whose edge cut the group; the engine sends it
+	// before that page's page_fetched, so a cut waits in cutPending until its page arrives.
+	TiesCut    int64
+	cutPending map[float64]bool
+	Slices     []Slice
+	SliceCap   float64
+	Refetches  int64
 	// Cursor is the last cursor the trace showed, as text.
 	Cursor string
 }
 
-// Page is one build-side page.
+// Page is one build-side page: N is its number in the paged join's trace.
 type Page struct {
+	N                 float64
 	Rows, Bytes, Keys float64
 	Cursor            string
 	Tie               bool
+}
+
+// TieMarks counts the pages drawn as cutting a tie group.
+func (p *PagedSummary) TieMarks() int64 {
+	var n int64
+	for _, pg := range p.Pages {
+		if pg.Tie {
+			n++
+		}
+	}
+	return n
 }
 
 // Slice is one piece of a split dynamic filter, with its rendered size.
@@ -489,47 +508,60 @@ type Slice struct{ Bytes, Values float64 }
 // maxPages bounds the pages the paged view draws.
 const maxPages = 120
 
-func (p *PagedSummary) add(has func(string) bool, a map[string]any) {
+func (p *PagedSummary) add(kind trace.Kind, a map[string]any) {
 	if c := str(a, "cursor", "window_to"); c != "" {
 		p.Cursor = c
 	}
-	switch {
-	case has("tie"):
+	page, hasPage := num(a, "page")
+	switch kind {
+	case kindTieGroupCut:
 		p.TiesCut++
-		if n := len(p.Pages); n > 0 {
-			p.Pages[n-1].Tie = true
+		if !hasPage {
+			return
 		}
-	case has("split") || has("filter"):
-		if c, ok := num(a, "max_bytes", "cap", "cap_bytes"); ok {
+		for i := range p.Pages {
+			if p.Pages[i].N == page {
+				p.Pages[i].Tie = true
+				return
+			}
+		}
+		if p.cutPending == nil {
+			p.cutPending = map[float64]bool{}
+		}
+		p.cutPending[page] = true
+	case kindFilterSplit:
+		if c, ok := num(a, "max_bytes"); ok {
 			p.SliceCap = c
 		}
-		if sizes, ok := firstArray(a, "slice_bytes", "sizes"); ok {
-			for _, v := range sizes {
-				if f, ok := toFloat(v); ok && len(p.Slices) < maxPages {
-					p.Slices = append(p.Slices, Slice{Bytes: f})
-				}
+		values := floats(a["slice_values"])
+		for i, b := range floats(a["slice_bytes"]) {
+			if len(p.Slices) == maxPages {
+				break
 			}
-		} else if b, ok := num(a, "bytes"); ok && len(p.Slices) < maxPages {
-			v, _ := num(a, "values", "keys")
-			p.Slices = append(p.Slices, Slice{Bytes: b, Values: v})
+			sl := Slice{Bytes: b}
+			if i < len(values) {
+				sl.Values = values[i]
+			}
+			p.Slices = append(p.Slices, sl)
 		}
-	case has("refetch"):
+	case kindRefetched:
 		p.Refetches++
 		if b, _ := a["from_page"].(bool); b {
 			p.FromPage++
 		}
-	case has("throttl") || has("retr"):
-		p.Throttled++
-	case has("page") && has("fetched"): // a build-side thin page; a connector's page_returned is any response
+	case kindPageFetched:
 		rows, _ := num(a, "rows")
 		bytes, _ := num(a, "bytes")
-		keys, _ := num(a, "keys", "distinct_keys")
+		keys, _ := num(a, "distinct_keys")
 		if len(p.Pages) < maxPages {
-			p.Pages = append(p.Pages, Page{Rows: rows, Bytes: bytes, Keys: keys, Cursor: str(a, "cursor")})
+			pg := Page{N: page, Rows: rows, Bytes: bytes, Keys: keys, Cursor: str(a, "window_to")}
+			if hasPage && p.cutPending[page] {
+				pg.Tie = true
+				delete(p.cutPending, page)
+			}
+			p.Pages = append(p.Pages, pg)
 		}
-	case has("request") && has("sent"):
-		p.Requests++
-	case has("page") && has("requested"):
+	case kindPageRequested:
 		if b, _ := a["wide"].(bool); b {
 			p.Wide++
 		} else {
@@ -559,16 +591,21 @@ func (s *Series) Add(x, y float64) {
 	s.X, s.Y = append(s.X, x), append(s.Y, y)
 }
 
-// Polyline renders the series as SVG polyline points in a w×h box, y growing up.
+// Polyline renders the series as SVG polyline points in a w×h box, y growing up, scaled to its largest y.
 func (s *Series) Polyline(w, h float64) string {
-	if len(s.X) == 0 {
-		return ""
-	}
-	x0, x1 := s.X[0], s.X[len(s.X)-1]
 	var y1 float64
 	for _, y := range s.Y {
 		y1 = max(y1, y)
 	}
+	return s.PolylineTop(w, h, y1)
+}
+
+// PolylineTop is Polyline with y1 at the box's top, so several series can share one scale.
+func (s *Series) PolylineTop(w, h, y1 float64) string {
+	if len(s.X) == 0 {
+		return ""
+	}
+	x0, x1 := s.X[0], s.X[len(s.X)-1]
 	b := make([]byte, 0, len(s.X)*12)
 	for i := range s.X {
 		px := 0.0
@@ -589,13 +626,28 @@ func (s *Series) Polyline(w, h float64) string {
 	return string(b)
 }
 
-func firstArray(a map[string]any, keys ...string) ([]any, bool) {
-	for _, k := range keys {
-		if v, ok := a[k].([]any); ok {
-			return v, true
+// floats reads a list of numbers as the engine makes it ([]int64 and the like) or as JSON decodes it ([]any).
+func floats(v any) []float64 {
+	var out []float64
+	switch v := v.(type) {
+	case []any:
+		for _, x := range v {
+			if f, ok := toFloat(x); ok {
+				out = append(out, f)
+			}
 		}
+	case []int64:
+		for _, x := range v {
+			out = append(out, float64(x))
+		}
+	case []int:
+		for _, x := range v {
+			out = append(out, float64(x))
+		}
+	case []float64:
+		out = append(out, v...)
 	}
-	return nil, false
+	return out
 }
 
 func str(a map[string]any, keys ...string) string {
