@@ -51,3 +51,9 @@ func (c *GraceView) Bins() []BinBox {
 }
 
 func (c *GraceView) HotKeys() string { return strings.Join(c.Run.Trace.Grace.HotKeys, ", ") }
+
+// SubNote counts the sub-partitions re-partitioning made, beside the first split's partitions.
+func (c *GraceView) SubNote() string {
+	g := &c.Run.Trace.Grace
+	return " (and " + count(int64(len(g.Bins)-g.TopPartitions())) + " sub-partitions from re-partitioning)"
+}

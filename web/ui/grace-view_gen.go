@@ -93,11 +93,16 @@ func (c *GraceView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "partitions seen: "}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "partitions: "}
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "grace-partitions"}}}
 				vgparent.AppendChild(vgn)
-				vgn.SetInnerHTML(len(c.Run.Trace.Grace.Bins))
+				vgn.SetInnerHTML(c.Run.Trace.Grace.TopPartitions())
+				if len(c.Run.Trace.Grace.Bins) > c.Run.Trace.Grace.TopPartitions() {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(c.SubNote())
+				}
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)

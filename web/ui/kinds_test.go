@@ -43,3 +43,12 @@ func TestKindsMatchTheEngine(t *testing.T) {
 		t.Errorf("the page reads output rows from op %q, the runner posts them as %q", opOutput, runner.OpOutput)
 	}
 }
+
+// Every strategy the planner registers has a drawing (viewOf), so none falls to the generic tally.
+func TestEveryStrategyHasAView(t *testing.T) {
+	for _, s := range runner.Catalogue().Strategies {
+		if viewOf(s.Name) == viewGeneric {
+			t.Errorf("strategy %s has no view", s.Name)
+		}
+	}
+}

@@ -330,6 +330,18 @@ func (g *GraceSummary) add(kind trace.Kind, op string, a map[string]any) {
 // maxBins bounds the partitions the Grace view draws (one element each).
 const maxBins = 64
 
+// TopPartitions counts the partitions of the first split (level 0), as the run's partitions detail does;
+// the bins drawn add the sub-partitions of re-partitioning.
+func (g *GraceSummary) TopPartitions() int {
+	n := 0
+	for _, b := range g.Bins {
+		if b.Level == 0 && b.ID != "more" {
+			n++
+		}
+	}
+	return n
+}
+
 // MaxRows is the fullest bin's rows, for scaling.
 func (g *GraceSummary) MaxRows() float64 {
 	var m float64
@@ -562,6 +574,11 @@ func (p *PagedSummary) add(kind trace.Kind, a map[string]any) {
 			p.Pages = append(p.Pages, pg)
 		}
 	case kindPageRequested:
+		if str(a, "phase") == "window" { // the time-window baseline: each window is its page, never fetched thin
+			if len(p.Pages) < maxPages {
+				p.Pages = append(p.Pages, Page{N: page, Cursor: str(a, "window_to")})
+			}
+		}
 		if b, _ := a["wide"].(bool); b {
 			p.Wide++
 		} else {

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"testing"
+
+	"github.com/joinlab/joinlab/engine/trace"
+)
+
+// The paged join sends a page's tie_group_cut before that page's page_fetched: the mark goes on the page
+// the cut names, never on the one before it.
+func TestTieCutMarksThePageItCuts(t *testing.T) {
+	page := func(n float64) trace.Event {
+		return trace.Event{Kind: kindPageFetched, Attrs: map[string]any{"page": n, "rows": 10.0}}
+	}
+	cut := func(n float64) trace.Event {
+		return trace.Event{Kind: kindTieGroupCut, Attrs: map[string]any{"page": n, "tuple": "t"}}
+	}
+	events := []trace.Event{page(1), cut(2), page(2), page(3), cut(4), page(4), cut(5), page(5), page(6)}
+	p := Fold(events).Paged
+	var marked []float64
+	for _, pg := range p.Pages {
+		if pg.Tie {
+			marked = append(marked, pg.N)
+		}
+	}
+	if len(marked) != 3 || marked[0] != 2 || marked[1] != 4 || marked[2] != 5 || p.TiesCut != 3 || p.TieMarks() != 3 {
+		t.Errorf("marked pages %v, %d cuts counted", marked, p.TiesCut)
+	}
+	// Folded up to the cut of page 2 but not its page: counted, not yet drawn.
+	if p := Fold(events[:2]).Paged; p.TiesCut != 1 || p.TieMarks() != 0 || p.Pages[0].Tie {
+		t.Errorf("before page 2 arrives: %d cuts, %d marks", p.TiesCut, p.TieMarks())
+	}
+}
+
+// A query may run several sweeps; each reports totals from zero, and the view adds them up.
+func TestSweepTotalsAcrossSweeps(t *testing.T) {
+	adv := func(l, r, expired, overlaps float64) trace.Event {
+		return trace.Event{Kind: kindSweepAdvanced, Attrs: map[string]any{"active_left": l, "active_right": r,
+			"expired": expired, "overlaps": overlaps}}
+	}
+	s := Fold([]trace.Event{adv(1, 1, 3, 2), adv(0, 0, 10, 7), adv(2, 1, 1, 1), adv(0, 0, 4, 5)}).Sweep
+	if s.Expired != 14 || s.Overlaps != 12 || s.ActiveMax != 3 || s.ActiveExact || s.Advances != 4 {
+		t.Errorf("sweep %+v", s)
+	}
+	s = Fold([]trace.Event{{Kind: kindSweepAdvanced, Attrs: map[string]any{"active_left": 1, "active_right": 0, "active_max": 7}}}).Sweep
+	if s.ActiveMax != 7 || !s.ActiveExact {
+		t.Errorf("with the engine's running largest: %+v", s)
+	}
+}
+
+// The view is chosen from strategy_chose's list: the alerting scenario's sweep under two hash joins is
+// drawn as a sweep; a forced strategy draws before the event comes.
+func TestViewFromStrategyChose(t *testing.T) {
+	for _, c := range []struct {
+		strategies, forced, want string
+	}{
+		{"hash,hash,sweep", "", viewSweep},
+		{"hash", "", viewHash},
+		{"salted_naive_wrong", "", viewSalted},
+		{"grace,grace", "", viewGrace},
+		{"", "keyset-lt", viewPaged},
+		{"", "", viewGeneric},
+		{"mystery", "", viewGeneric},
+	} {
+		tv := NewTraceView()
+		if c.strategies != "" {
+			tv.Add(trace.Event{Kind: trace.StrategyChose, Attrs: map[string]any{"strategy": "x", "strategies": c.strategies}})
+		}
+		r := &Run{Trace: tv, Strategy: c.forced}
+		if got := r.View(); got != c.want {
+			t.Errorf("strategies %q forced %q: the %s view, want %s", c.strategies, c.forced, got, c.want)
+		}
+	}
+}
