@@ -58,8 +58,9 @@ func virtualMS(ms float64) string { return fmtDuration(time.Duration(ms * float6
 type Chart struct {
 	ID, Label string
 	Points    string
-	// Top is the series' largest value, Span the trace time it covers, both as text.
-	Top, Span string
+	// Top is the series' largest value (the y axis's top, in the series' unit: bytes for memory), Span the
+	// trace time it covers, both as text; Unit names the x axis's time.
+	Top, Span, Unit string
 }
 
 // chartW and chartH are a chart's drawing box in SVG units.
@@ -84,7 +85,7 @@ func (c *Metrics) Charts() []Chart {
 		top := slices.Max(ch.s.Y)
 		span := time.Duration(ch.s.X[len(ch.s.X)-1] * float64(time.Millisecond))
 		out = append(out, Chart{ID: ch.id, Label: ch.label, Points: ch.s.Polyline(chartW, chartH),
-			Top: ch.fmt(top), Span: fmtDuration(span)})
+			Top: ch.fmt(top), Span: fmtDuration(span), Unit: "trace time"})
 	}
 	return out
 }

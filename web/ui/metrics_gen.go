@@ -202,7 +202,7 @@ func (c *Metrics) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t"}
 						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "spark"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 200 36"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "200"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "36"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "spark chart-axes"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 260 56"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "260"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "56"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}}}
 						vgparent.AppendChild(vgn)
 						vgn.AddAttrInterface("aria-label", ch.Label+" over trace time")
 						{
@@ -210,9 +210,49 @@ func (c *Metrics) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							_ = vgparent
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
 							vgparent.AppendChild(vgn)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "polyline", Attr: []vugu.VGAttribute{{Namespace: "", Key: "fill", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "currentColor"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1.5"}}}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "52"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "10"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick y-top"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
 							vgparent.AppendChild(vgn)
-							vgn.AddAttrInterface("points", ch.Points)
+							vgn.SetInnerHTML(ch.Top)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "52"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "44"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(vugu.HTML("0"))
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "56"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "4"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "56"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "41"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "#6b7079"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1"}}}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(vugu.HTML(""))
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "56"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "41"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "256"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "41"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "#6b7079"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1"}}}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(vugu.HTML(""))
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "g", Attr: []vugu.VGAttribute{{Namespace: "", Key: "transform", Val: "translate(56 4)"}}}
+							vgparent.AppendChild(vgn)
+							{
+								vgparent := vgn
+								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t\t"}
+								vgparent.AppendChild(vgn)
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "polyline", Attr: []vugu.VGAttribute{{Namespace: "", Key: "fill", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "currentColor"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1.5"}}}
+								vgparent.AppendChild(vgn)
+								vgn.AddAttrInterface("points", ch.Points)
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+								vgparent.AppendChild(vgn)
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "56"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "54"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick"}}}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(vugu.HTML("0"))
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "text", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x", Val: "256"}, vugu.VGAttribute{Namespace: "", Key: "y", Val: "54"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "tick x-end"}, vugu.VGAttribute{Namespace: "", Key: "text-anchor", Val: "end"}}}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(ch.Span + " (" + ch.Unit + ")")
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t"}
 							vgparent.AppendChild(vgn)
 						}

@@ -32,7 +32,7 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Salted skew join "}
 			vgparent.AppendChild(vgn)
 			if c.Naive() {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "wrong-badge"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "wrong-badge"}, vugu.VGAttribute{Namespace: "", Key: "style", Val: "color: #b3261e; font-size: 13px"}}}
 				vgparent.AppendChild(vgn)
 				{
 					vgparent := vgn
@@ -50,7 +50,7 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
 		if c.Naive() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain-line wrong"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain-line wrong"}, vugu.VGAttribute{Namespace: "", Key: "style", Val: "color: #b3261e"}}}
 			vgparent.AppendChild(vgn)
 			{
 				vgparent := vgn
@@ -268,7 +268,7 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						w := w
 						_ = w
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "wrong"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "wrong"}, vugu.VGAttribute{Namespace: "", Key: "style", Val: "color: #b3261e"}}}
 						vgparent.AppendChild(vgn)
 						{
 							vgparent := vgn

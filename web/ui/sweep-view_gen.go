@@ -56,12 +56,12 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.SetInnerHTML(vugu.HTML("active"))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "8"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "8"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "#6b7079"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1"}}}
 			vgparent.AppendChild(vgn)
 			vgn.SetInnerHTML(vugu.HTML(""))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "#6b7079"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1"}}}
 			vgparent.AppendChild(vgn)
 			vgn.SetInnerHTML(vugu.HTML(""))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
@@ -123,12 +123,12 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.SetInnerHTML(vugu.HTML("so far"))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "8"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "8"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "#6b7079"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1"}}}
 			vgparent.AppendChild(vgn)
 			vgn.SetInnerHTML(vugu.HTML(""))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "line", Attr: []vugu.VGAttribute{{Namespace: "", Key: "x1", Val: "60"}, vugu.VGAttribute{Namespace: "", Key: "y1", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "x2", Val: "390"}, vugu.VGAttribute{Namespace: "", Key: "y2", Val: "58"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "axis"}, vugu.VGAttribute{Namespace: "", Key: "stroke", Val: "#6b7079"}, vugu.VGAttribute{Namespace: "", Key: "stroke-width", Val: "1"}}}
 			vgparent.AppendChild(vgn)
 			vgn.SetInnerHTML(vugu.HTML(""))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
