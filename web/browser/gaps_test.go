@@ -530,11 +530,10 @@ func TestStrategyViewsFromEngineTrace(t *testing.T) {
 			if n := len(strings.Fields(points)); n < 2 {
 				t.Errorf("the active-set line has %d points (%q): want the sweep drawn", n, points)
 			}
-			facts := evaluate[map[string]string](p, `Object.fromEntries([...document.querySelectorAll("#view-sweep li")].map(
-				li => [li.firstChild.textContent.replace(/:\s*$/, ""), li.querySelector("b").textContent]))`)
-			for fact, detail := range map[string]string{"overlaps": "overlaps", "expired": "expired", "active set, largest": "active_set_max"} {
-				if got, want := facts[fact], count(number(t, d, detail)); got != want {
-					t.Errorf("%s: the view says %q, the run's details %q", fact, got, want)
+			for id, detail := range map[string]string{"#sweep-overlaps": "overlaps", "#sweep-expired": "expired"} {
+				got := evaluate[string](p, `document.querySelector("`+id+`").textContent`)
+				if want := count(number(t, d, detail)); got != want {
+					t.Errorf("%s: the view says %q, the run's details %q", id, got, want)
 				}
 			}
 		}},

@@ -139,6 +139,22 @@ func TestEveryStepHoldsInThePage(t *testing.T) {
 				}
 			}
 			html, _ := render(t, s)
+			// The view under the step draws the step's run as strategy_chose names its joins: the interval
+			// story's sweep under a lookup join is a sweep, the salting trap the salted view with its
+			// wrong rows marked.
+			if r := s.Run; len(r.Trace.Strategies) > 0 {
+				view := r.View()
+				if slices.Contains(r.Trace.Strategies, "sweep") && view != viewSweep {
+					t.Errorf("%s step %d: joins %v drawn by the %s view", st.Name, k, r.Trace.Strategies, view)
+				}
+				if !strings.Contains(html, `id="view-`+view+`"`) {
+					t.Errorf("%s step %d: no %s view drawn", st.Name, k, view)
+				}
+				naive := slices.Contains(r.Trace.Strategies, "salted_naive_wrong") && strings.Contains(r.Explain, "outer")
+				if naive && !strings.Contains(html, `id="salted-wrong-rows"`) {
+					t.Errorf("%s step %d: the naive salted outer join's wrong rows are not marked", st.Name, k)
+				}
+			}
 			marks := append(append([]string(nil), v.Step.Highlight...), v.revealList()...)
 			for _, h := range marks {
 				if !strings.Contains(html, `data-hl="`+escapeAttr(h)+`"`) {
