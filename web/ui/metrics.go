@@ -3,7 +3,9 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Metrics shows a run's figures: what the trace says while it runs, the engine's stats once it is done.
@@ -11,7 +13,18 @@ type Metrics struct {
 	Run *Run
 }
 
+// Strategy is the join strategy; for a query of several joins that differ, each of them as strategy_chose
+// lists them (outermost first) and the one the view draws.
 func (c *Metrics) Strategy() string {
+	var distinct []string
+	for _, s := range c.Run.Trace.Strategies {
+		if !slices.Contains(distinct, s) {
+			distinct = append(distinct, s)
+		}
+	}
+	if len(distinct) > 1 {
+		return strings.Join(c.Run.Trace.Strategies, ", ") + " (drawn: " + c.Run.DrawnStrategy() + ")"
+	}
 	if c.Run.Strategy == "" {
 		return "—"
 	}

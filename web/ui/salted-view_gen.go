@@ -189,11 +189,18 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
 					vgparent.AppendChild(vgn)
 					vgn.SetInnerHTML(h.Key)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " × "}
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ": "}
 					vgparent.AppendChild(vgn)
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
 					vgparent.AppendChild(vgn)
-					vgn.SetInnerHTML(count(int64(h.Count)))
+					vgn.SetInnerHTML(count(int64(h.Left)))
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " rows left, "}
+					vgparent.AppendChild(vgn)
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(count(int64(h.Right)))
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " right"}
+					vgparent.AppendChild(vgn)
 				}
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}

@@ -238,7 +238,7 @@ func TestStrategyViews(t *testing.T) {
 		t.Errorf("grace summary %+v", tv.Grace)
 	}
 	if b, a, _ := tv.Salted.Loads(); len(b) != 4 || b[0] != 900 || a[1] != 310 || b[3] != 5 ||
-		len(tv.Salted.HeavyKeys) != 1 || tv.Salted.HeavyKeys[0].Count != 903 || tv.Salted.Workers != 4 {
+		len(tv.Salted.HeavyKeys) != 1 || tv.Salted.HeavyKeys[0].Left+tv.Salted.HeavyKeys[0].Right != 903 || tv.Salted.Workers != 4 {
 		t.Errorf("salted loads %v %v, summary %+v", b, a, tv.Salted)
 	}
 	if len(tv.Natives) != 1 || tv.Natives[0].Bytes != 20 {

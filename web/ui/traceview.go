@@ -366,10 +366,10 @@ type SaltedSummary struct {
 	Workers        int
 }
 
-// HeavyKey is a measured heavy key.
+// HeavyKey is a measured heavy key with its rows on each side.
 type HeavyKey struct {
-	Key   string
-	Count float64
+	Key         string
+	Left, Right float64
 }
 
 func (s *SaltedSummary) add(kind trace.Kind, a map[string]any) {
@@ -379,7 +379,7 @@ func (s *SaltedSummary) add(kind trace.Kind, a map[string]any) {
 		if len(s.HeavyKeys) < 8 {
 			l, _ := num(a, "left_rows")
 			r, _ := num(a, "right_rows")
-			s.HeavyKeys = append(s.HeavyKeys, HeavyKey{Key: str(a, "key"), Count: l + r})
+			s.HeavyKeys = append(s.HeavyKeys, HeavyKey{Key: str(a, "key"), Left: l, Right: r})
 		}
 	case kindSaltAssigned:
 		s.Salts++
