@@ -13,12 +13,8 @@ import (
 
 // TraceView folds a run's trace events, as they arrive, into the small summaries the strategy views draw.
 // Views render from these summaries, never from the raw events, so a render costs the same after a million
-// events as after ten. Every attribute is optional: an event missing one is counted and otherwise skipped,
-// so a strategy that emits less than its view hopes for shows less, and never breaks the page.
-//
-// The kinds the views look for are those the strategy issues name (partition written/read, hot key, heavy
-// key, per-worker load, sweep position, page requested/returned, filter split, …); matching is by words in
-// the kind, so "partition_written" and "partition_write" both feed the Grace view.
+// events as after ten. Events are matched by their exact kind (kinds.go) and read by the attributes the
+// emitting package documents; an event missing one shows less, and never breaks the page.
 type TraceView struct {
 	Events  int64
 	Dropped int64
