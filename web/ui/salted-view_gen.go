@@ -32,7 +32,7 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Salted skew join "}
 			vgparent.AppendChild(vgn)
 			if c.Naive() {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "wrong-badge"}, vugu.VGAttribute{Namespace: "", Key: "style", Val: "color: #b3261e; font-size: 13px"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "phase wrong-badge"}, vugu.VGAttribute{Namespace: "", Key: "data-kind", Val: "bad"}}}
 				vgparent.AppendChild(vgn)
 				{
 					vgparent := vgn
@@ -50,7 +50,7 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
 		if c.Naive() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain-line wrong"}, vugu.VGAttribute{Namespace: "", Key: "style", Val: "color: #b3261e"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain-line wrong"}, vugu.VGAttribute{Namespace: "", Key: "data-kind", Val: "bad"}}}
 			vgparent.AppendChild(vgn)
 			{
 				vgparent := vgn
@@ -229,7 +229,7 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
 		if c.Naive() && len(c.WrongShown()) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "salted-wrong-rows"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "wrong-rows"}}}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "salted-wrong-rows"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "diff wrong-rows"}}}
 			vgparent.AppendChild(vgn)
 			{
 				vgparent := vgn
@@ -275,7 +275,7 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						w := w
 						_ = w
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "wrong"}, vugu.VGAttribute{Namespace: "", Key: "style", Val: "color: #b3261e"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "diff-row lost wrong"}}}
 						vgparent.AppendChild(vgn)
 						{
 							vgparent := vgn
