@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/joinlab/joinlab/web/walkthrough"
 )
 
 // TestViewsMatchDetails opens the sweep scenario and the salted scenario as a user would (their own
@@ -85,6 +87,60 @@ func TestViewsMatchDetails(t *testing.T) {
 			}
 			if !strings.Contains(text("#chart-memory .x-end"), "trace time") {
 				t.Errorf("the memory chart's time axis reads %q", text("#chart-memory .x-end"))
+			}
+			p.checkConsole()
+		})
+	}
+}
+
+// TestWalkthroughStepsDrawTheirJoin opens, by link, the first step of the interval walkthrough whose run
+// joins by overlap and the first step of the salting walkthrough that runs the naive variant on an outer
+// join: the first must be drawn by the sweep view, the second by the salted view with its wrong rows marked,
+// as many listed as the view counts. It saves each as walk-view-NAME.png.
+func TestWalkthroughStepsDrawTheirJoin(t *testing.T) {
+	ws := walkthroughs(t)
+	p := openPlayground(t)
+	for _, c := range []struct {
+		story, view string
+		runs        func(query string) bool
+	}{
+		{"interval", "sweep", func(q string) bool { return strings.Contains(q, "$left.start < $right.end") }},
+		{"salting", "salted", func(q string) bool {
+			return strings.Contains(q, "salted_naive_wrong") && strings.Contains(q, "outer")
+		}},
+	} {
+		t.Run(c.story, func(t *testing.T) {
+			p.t = t
+			var w *walkthrough.Walkthrough
+			for _, x := range ws {
+				if x.Name == c.story {
+					w = x
+				}
+			}
+			if w == nil {
+				t.Fatalf("no %s walkthrough", c.story)
+			}
+			k := 0
+			for i := 1; i <= w.StepCount() && k == 0; i++ {
+				if _, s := w.Step(i); w.Runs[s.Run] != nil && c.runs(w.Runs[s.Run].Query) {
+					k = i
+				}
+			}
+			if k == 0 {
+				t.Fatalf("no step of %s runs such a join", c.story)
+			}
+			defer p.screenshot("walk-view-" + c.story)
+			link := strings.TrimSuffix(serveSite(t), "/") + "/" + walkthrough.Link(w.Name, k)
+			p.do("open the step", chromedp.Navigate("about:blank"), chromedp.Navigate(link))
+			p.waitStep(w, k)
+			p.waitFor("the "+c.view+" view", fmt.Sprintf(`document.querySelector("#view-%s") !== null`, c.view), runTimeout)
+			if c.view == "salted" {
+				p.waitFor("the wrong rows", `document.querySelector("#salted-wrong-rows") !== null`, runTimeout)
+				marked := evaluate[int](p, `document.querySelectorAll("#salted-wrong-rows tr.wrong").length`)
+				said := evaluate[string](p, `document.querySelector("#salted-wrong").textContent`)
+				if marked == 0 || said != count(marked) {
+					t.Errorf("%d wrong rows listed, the view counts %q", marked, said)
+				}
 			}
 			p.checkConsole()
 		})
