@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,22 +50,11 @@ func Bench(ctx context.Context) error {
 	if runs == "" {
 		runs = "3"
 	}
-	if _, err := os.Stat(duckdbDist); err != nil {
-		if err := run(ctx, nil, "npm", "ci"); err != nil {
-			return fmt.Errorf("bench: npm ci: %w", err)
-		}
-	}
-	if err := os.MkdirAll(benchSite, 0o755); err != nil {
-		return err
-	}
-	if err := run(ctx, []string{"GOOS=js", "GOARCH=wasm"}, "go", "build", "-o", filepath.Join(benchSite, "bench.wasm"), "./wasm/bench"); err != nil {
+	if err := buildBenchSite(ctx); err != nil {
 		return err
 	}
 	native := filepath.Join(benchDir, "bench-native")
 	if err := run(ctx, nil, "go", "build", "-o", native, "./wasm/bench"); err != nil {
-		return err
-	}
-	if err := copyBenchSite(); err != nil {
 		return err
 	}
 
@@ -91,6 +81,23 @@ func Bench(ctx context.Context) error {
 		return err
 	}
 	return writeBenchResults(page, nat)
+}
+
+// buildBenchSite fills benchSite for both pages: bench.wasm, the pages and DuckDB-WASM (installing the npm
+// packages when they are missing).
+func buildBenchSite(ctx context.Context) error {
+	if _, err := os.Stat(duckdbDist); err != nil {
+		if err := run(ctx, nil, "npm", "ci"); err != nil {
+			return fmt.Errorf("bench: npm ci: %w", err)
+		}
+	}
+	if err := os.MkdirAll(benchSite, 0o755); err != nil {
+		return err
+	}
+	if err := run(ctx, []string{"GOOS=js", "GOARCH=wasm"}, "go", "build", "-o", filepath.Join(benchSite, "bench.wasm"), "./wasm/bench"); err != nil {
+		return err
+	}
+	return copyBenchSite()
 }
 
 type nativeFigures struct {
@@ -130,10 +137,18 @@ func copyBenchSite() error {
 	}
 	copies := map[string]string{
 		filepath.Join(strings.TrimSpace(string(goroot)), "lib/wasm/wasm_exec.js"): "wasm_exec.js",
-		"assets/bench/index.html": "index.html",
-		"assets/bench/bench.js":   "bench.js",
-		"assets/bench/arrow.mjs":  "duckdb/arrow.mjs",
-		arrowBundle:               "duckdb/arrow.js",
+		"assets/bench/arrow.mjs": "duckdb/arrow.mjs",
+		arrowBundle:              "duckdb/arrow.js",
+	}
+	// Both pages (index.html, files.html) and their scripts sit at the site's root.
+	assets, err := os.ReadDir("assets/bench")
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	for _, a := range assets {
+		if ext := filepath.Ext(a.Name()); ext == ".html" || ext == ".js" {
+			copies[filepath.Join("assets/bench", a.Name())] = a.Name()
+		}
 	}
 	for _, f := range benchDuckDBFiles {
 		copies[filepath.Join(duckdbDist, f)] = "duckdb/" + f
@@ -161,20 +176,46 @@ func copyBenchSite() error {
 	return nil
 }
 
-// benchBrowser serves benchSite cross-origin isolated on 127.0.0.1 and runs the page in headless Chromium.
+// benchBrowser runs the generated-tables page (index.html) and reads its results.
 func benchBrowser(ctx context.Context, runs, only string) (*pageResult, error) {
+	out, err := runBenchPage(ctx, "index.html", url.Values{"runs": {runs}, "only": {only}}, "")
+	if err != nil {
+		return nil, err
+	}
+	var res pageResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("bench: results: %w", err)
+	}
+	if res.Error != "" {
+		return &res, fmt.Errorf("bench: the page failed: %s", res.Error)
+	}
+	return &res, nil
+}
+
+// runBenchPage serves benchSite cross-origin isolated on 127.0.0.1, with the directory data (when not "")
+// under /data/, opens page?params in headless Chromium, echoes the page's console, waits for window.benchDone
+// and returns window.benchResult as JSON.
+func runBenchPage(ctx context.Context, page string, params url.Values, data string) ([]byte, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	files := http.FileServer(http.Dir(benchSite))
+	site := http.FileServer(http.Dir(benchSite))
+	var dataFiles http.Handler
+	if data != "" {
+		dataFiles = http.StripPrefix("/data/", http.FileServer(http.Dir(data)))
+	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Cross-origin isolation lets DuckDB's coi bundle use SharedArrayBuffer and threads.
 		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
 		w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
 		w.Header().Set("Cross-Origin-Resource-Policy", "same-origin")
 		w.Header().Set("Cache-Control", "no-store")
-		files.ServeHTTP(w, r)
+		if dataFiles != nil && strings.HasPrefix(r.URL.Path, "/data/") {
+			dataFiles.ServeHTTP(w, r)
+			return
+		}
+		site.ServeHTTP(w, r)
 	})}
 	go srv.Serve(ln)
 	defer srv.Close()
@@ -217,9 +258,9 @@ func benchBrowser(ctx context.Context, runs, only string) (*pageResult, error) {
 			fmt.Printf("  page %s: %s\n", m.Type, m.Text)
 		}
 	}()
-	url := fmt.Sprintf("http://%s/index.html?runs=%s&only=%s", ln.Addr(), runs, only)
-	fmt.Printf("bench: %s in %s\n", url, chrome)
-	if err := chromedp.Do(tctx, chromedp.Navigate(url)); err != nil {
+	addr := fmt.Sprintf("http://%s/%s?%s", ln.Addr(), page, params.Encode())
+	fmt.Printf("bench: %s in %s\n", addr, chrome)
+	if err := chromedp.Do(tctx, chromedp.Navigate(addr)); err != nil {
 		return nil, fmt.Errorf("bench: open the page: %w", err)
 	}
 	for {
@@ -236,14 +277,7 @@ func benchBrowser(ctx context.Context, runs, only string) (*pageResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: read the results: %w", err)
 	}
-	var res pageResult
-	if err := json.Unmarshal([]byte(s), &res); err != nil {
-		return nil, fmt.Errorf("bench: results: %w", err)
-	}
-	if res.Error != "" {
-		return &res, fmt.Errorf("bench: the page failed: %s", res.Error)
-	}
-	return &res, nil
+	return []byte(s), nil
 }
 
 // benchRow is one line of results.json: rows per second are input rows (both sides) over the median time.

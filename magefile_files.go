@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,13 +41,9 @@ func FileBench(ctx context.Context) error {
 			return fmt.Errorf("filebench: npm ci: %w", err)
 		}
 	}
-	dir := filepath.Join(fileBenchDir, fmt.Sprintf("data-%d", users))
-	files := filebench.Paths(dir)
-	if _, err := os.Stat(files.EventsCSV); err != nil {
-		fmt.Printf("filebench: writing %d users and %d events to %s\n", users, users*filebench.EventsPerUser, dir)
-		if files, err = filebench.Write(dir, users, 1); err != nil {
-			return fmt.Errorf("filebench: %w", err)
-		}
+	files, err := fileBenchData(users)
+	if err != nil {
+		return err
 	}
 	cli := filepath.Join(fileBenchDir, "joinlab")
 	if err := run(ctx, nil, "go", "build", "-o", cli, "./cmd/joinlab"); err != nil {
@@ -94,6 +91,193 @@ func FileBench(ctx context.Context) error {
 		return err
 	}
 	fmt.Print("\n", table.String(), "\nwritten to ", out, "\n")
+	return nil
+}
+
+// fileBenchData returns the files of users users (and filebench.EventsPerUser times as many events), writing
+// them first when an earlier run has not; they live in build/filebench/data-<users>.
+func fileBenchData(users int) (filebench.Files, error) {
+	dir := filepath.Join(fileBenchDir, fmt.Sprintf("data-%d", users))
+	files := filebench.Paths(dir)
+	if _, err := os.Stat(files.EventsCSV); err == nil {
+		return files, nil
+	}
+	fmt.Printf("filebench: writing %d users and %d events to %s\n", users, users*filebench.EventsPerUser, dir)
+	files, err := filebench.Write(dir, users, 1)
+	if err != nil {
+		return files, fmt.Errorf("filebench: %w", err)
+	}
+	return files, nil
+}
+
+// benchFilesUsers is the browser's default users file: 200K users ⋈ 1M events (29 + 123 MB as JSON lines,
+// 12 + 50 MB as CSV), which every engine of the page parses several times within a few minutes; the native
+// benchmark's 1M ⋈ 5M runs with FILEBENCH_USERS=1000000.
+const benchFilesUsers = 200_000
+
+// BenchFiles runs the own-data benchmark in the browser (issue 21): the file benchmark's users and events
+// files, served beside the benchmark page (assets/bench/files.html), fetched by the page once; then for each
+// query of internal/filebench.Queries, joinlab in wasm parses the bytes (source.Read) and runs the KQL, load
+// and join timed apart, and DuckDB-WASM (single-threaded, and threaded when the page is cross-origin isolated)
+// runs the SQL over the same bytes registered as files. The answers must agree. It writes
+// build/bench/files.json and files.md. FILEBENCH_USERS (default 200000) sets the users file's rows,
+// BENCH_RUNS (default 3) the timed runs after a warm-up, BENCH_ONLY (e.g. "flat/jsonl") the queries, and
+// BENCH_THREADS=0 leaves out the threaded DuckDB.
+func BenchFiles(ctx context.Context) error {
+	users, err := envInt("FILEBENCH_USERS", benchFilesUsers)
+	if err != nil {
+		return err
+	}
+	runs, err := envInt("BENCH_RUNS", 3)
+	if err != nil {
+		return err
+	}
+	files, err := fileBenchData(users)
+	if err != nil {
+		return err
+	}
+	if err := buildBenchSite(ctx); err != nil {
+		return err
+	}
+	params := url.Values{"runs": {strconv.Itoa(runs)}, "only": {os.Getenv("BENCH_ONLY")}, "threads": {os.Getenv("BENCH_THREADS")}}
+	out, err := runBenchPage(ctx, "files.html", params, filepath.Dir(files.UsersJSONL))
+	if err != nil {
+		return err
+	}
+	var page filesPage
+	if err := json.Unmarshal(out, &page); err != nil {
+		return fmt.Errorf("benchfiles: results: %w", err)
+	}
+	if page.Error != "" {
+		return fmt.Errorf("benchfiles: the page failed: %s", page.Error)
+	}
+	return writeFilesResults(users, &page)
+}
+
+// filesPage is what files.js publishes as window.benchResult.
+type filesPage struct {
+	UserAgent           string           `json:"userAgent"`
+	CrossOriginIsolated bool             `json:"crossOriginIsolated"`
+	Runs                int              `json:"runs"`
+	Files               map[string]int64 `json:"files"`
+	Error               string           `json:"error"`
+	Results             []filesFigure    `json:"results"`
+}
+
+// filesFigure is one engine's series on one query: ms of the load and the join (joinlab only; DuckDB's are one
+// query) and of both, per timed run, with their medians.
+type filesFigure struct {
+	Query        string            `json:"query"`
+	Engine       string            `json:"engine"`
+	Rows         int               `json:"rows"`
+	TimesMs      []float64         `json:"times_ms"`
+	LoadMs       []float64         `json:"load_ms,omitempty"`
+	JoinMs       []float64         `json:"join_ms,omitempty"`
+	MedianMs     float64           `json:"median_ms"`
+	MinMs        float64           `json:"min_ms"`
+	LoadMedianMs float64           `json:"load_median_ms,omitempty"`
+	JoinMedianMs float64           `json:"join_median_ms,omitempty"`
+	Digest       map[string]string `json:"digest"`
+	Error        string            `json:"error,omitempty"`
+	Skipped      string            `json:"skipped,omitempty"` // why the engine could not run the query here
+}
+
+// writeFilesResults writes the page's figures as build/bench/files.json and a table, files.md: a row a query,
+// joinlab's load, join and load + join beside each DuckDB's load + join, and the ratios of the totals.
+func writeFilesResults(users int, page *filesPage) error {
+	b, err := json.MarshalIndent(page, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(benchDir, "files.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	byQuery := map[string]map[string]filesFigure{}
+	var order []string
+	var failed []string
+	for _, f := range page.Results {
+		if byQuery[f.Query] == nil {
+			byQuery[f.Query] = map[string]filesFigure{}
+			order = append(order, f.Query)
+		}
+		byQuery[f.Query][f.Engine] = f
+		if f.Error != "" {
+			failed = append(failed, fmt.Sprintf("%s on %s: %s", f.Query, f.Engine, f.Error))
+		}
+	}
+	duck2 := fmt.Sprintf("duckdb-%dt", 2)
+	var md strings.Builder
+	fmt.Fprintf(&md, "Measured %s in %s (cross-origin isolated: %v): %d users ⋈ %d events, files fetched once, "+
+		"then a warm-up and %d timed runs; ms are median (min of load + join in brackets). joinlab's load parses "+
+		"both files' bytes into sources, its join runs the KQL; DuckDB's load + join is one query over the "+
+		"registered bytes. Ratios are joinlab's load + join over DuckDB's (below 1: joinlab is faster).\n\n",
+		time.Now().UTC().Format("2006-01-02"), page.UserAgent, page.CrossOriginIsolated, users, users*filebench.EventsPerUser, page.Runs)
+	md.WriteString("| query | sizes MB | joinlab load | joinlab join | joinlab load + join | DuckDB 1t | DuckDB 2t | joinlab / DuckDB 1t | joinlab / DuckDB 2t | answers |\n")
+	md.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	total := func(f filesFigure, ok bool) string {
+		switch {
+		case !ok:
+			return "–"
+		case f.Error != "":
+			return "error"
+		case f.Skipped != "":
+			return "n/a¹"
+		}
+		return fmt.Sprintf("%.0f (%.0f)", f.MedianMs, f.MinMs)
+	}
+	ratio := func(a, b filesFigure, ok bool) string {
+		if !ok || a.Error != "" || b.Error != "" || b.Skipped != "" || b.MedianMs <= 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", a.MedianMs/b.MedianMs)
+	}
+	for _, q := range order {
+		e := byQuery[q]
+		jl, jlOK := e["joinlab"]
+		d1, d1OK := e["duckdb-1t"]
+		d2, d2OK := e[duck2]
+		name, format, _ := strings.Cut(q, "/")
+		sizes := fmt.Sprintf("%.1f + %.1f", float64(page.Files["users."+format])/1e6, float64(page.Files["events."+format])/1e6)
+		// The page fails a DuckDB series whose answer differs from joinlab's, so one that ran agrees.
+		answers := "joinlab only"
+		for _, d := range []filesFigure{d1, d2} {
+			if d.Digest != nil && d.Error == "" {
+				answers = "equal"
+			}
+		}
+		if len(failed) > 0 {
+			answers = "see errors"
+		}
+		if jl.Digest != nil {
+			answers += fmt.Sprintf(" (n %s, s1 %s, s2 %s)", jl.Digest["count"], jl.Digest["sum1"], jl.Digest["sum2"])
+		}
+		load, join := "–", "–"
+		if jlOK && jl.Error == "" {
+			load, join = fmt.Sprintf("%.0f", jl.LoadMedianMs), fmt.Sprintf("%.0f", jl.JoinMedianMs)
+		}
+		fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name+" "+format, sizes, load, join,
+			total(jl, jlOK), total(d1, d1OK), total(d2, d2OK), ratio(jl, d1, d1OK), ratio(jl, d2, d2OK), answers)
+	}
+	var skipped string
+	for _, f := range page.Results {
+		if f.Skipped != "" {
+			skipped = f.Skipped
+		}
+	}
+	if skipped != "" {
+		fmt.Fprintf(&md, "\n¹ DuckDB-WASM did not run it: %s.\n", skipped)
+	}
+	for _, f := range failed {
+		fmt.Fprintf(&md, "\nerror: %s\n", f)
+	}
+	out := filepath.Join(benchDir, "files.md")
+	if err := os.WriteFile(out, []byte(md.String()), 0o644); err != nil {
+		return err
+	}
+	fmt.Print("\n", md.String(), "\nwritten to ", out, " and files.json\n")
+	if len(failed) > 0 {
+		return fmt.Errorf("benchfiles: %d series failed", len(failed))
+	}
 	return nil
 }
 

@@ -3,7 +3,7 @@
 // the SQL that makes the same tables in DuckDB (see wasm/bench/workload.go). For every engine and workload: one
 // warm-up run whose digest (count and two sums) must equal joinlab's, then timed runs. The page publishes
 // window.benchResult and sets window.benchDone; `go run mage.go bench` reads them.
-import * as duckdb from './duckdb/duckdb-browser.mjs';
+import { DUCKDB_THREADS, digestOf, median, startDuckDB as openDuckDB, startWasm } from './engines.js';
 
 const params = new URLSearchParams(location.search);
 const runs = Number(params.get('runs') || 3);
@@ -11,7 +11,6 @@ const only = (params.get('only') || '').split(',').filter(Boolean);
 // slowRunMs: a warm-up slower than this is the only run of that engine and workload (the skewed join can
 // take minutes on a slow engine; one run of it says enough).
 const slowRunMs = Number(params.get('slow') || 20000);
-const DUCKDB_THREADS = 2; // this machine has two cores
 
 const statusEl = document.getElementById('status');
 const logEl = document.getElementById('log');
@@ -27,12 +26,7 @@ function status(msg) {
 }
 
 async function startJoinlab() {
-  const ready = new Promise((resolve) => window.addEventListener('joinlab-bench-ready', resolve, { once: true }));
-  const go = new Go();
-  const { instance } = await WebAssembly.instantiateStreaming(fetch('bench.wasm'), go.importObject);
-  go.run(instance);
-  await ready;
-  const api = window.joinlabBench;
+  const api = await startWasm();
   return {
     name: 'joinlab',
     async setup(data) { return JSON.parse(await api.generate(data)); },
@@ -42,43 +36,19 @@ async function startJoinlab() {
 }
 
 async function startDuckDB(bundle, threads) {
-  // Absolute URLs: DuckDB's worker resolves relative ones against its own location.
-  const url = (f) => new URL(`duckdb/${f}`, location.href).href;
-  const worker = new Worker(url(`duckdb-browser-${bundle}.worker.js`));
-  const db = new duckdb.AsyncDuckDB(new duckdb.VoidLogger(), worker);
-  const pthread = bundle === 'coi' ? url('duckdb-browser-coi.pthread.worker.js') : null;
-  await db.instantiate(url(`duckdb-${bundle}.wasm`), pthread);
-  const conn = await db.connect();
-  if (bundle === 'coi') {
-    // duckdb-wasm issue #2256: a pthread's view of the heap goes stale when shared memory grows mid-query
-    // ("RangeError: offset is out of bounds"). Growing the heap once, single-threaded, before any timed
-    // run avoids it.
-    await conn.query('SET threads=1');
-    await conn.query('CREATE TABLE jl_grow AS SELECT range AS x, range::VARCHAR AS s FROM range(30000000)');
-    await conn.query('DROP TABLE jl_grow');
-  }
-  await conn.query(`SET threads=${threads}`);
+  const { name, conn } = await openDuckDB(bundle, threads);
   let tables = [];
   return {
-    name: bundle === 'coi' ? `duckdb-${threads}t` : 'duckdb-1t',
+    name,
     async setup(data, sql) {
       for (const s of sql) await conn.query(s);
       tables = sql.map((s) => /CREATE OR REPLACE TABLE (\w+)/.exec(s)).filter(Boolean).map((m) => m[1]);
     },
-    async run(w) {
-      const t = await conn.query(w.SQL);
-      const cell = (i) => { const v = t.getChildAt(i).get(0); return v === null ? 'null' : String(v); };
-      return { count: cell(0), sum1: cell(1), sum2: cell(2) };
-    },
+    async run(w) { return digestOf(await conn.query(w.SQL)); },
     async teardown() {
       for (const t of tables) await conn.query(`DROP TABLE IF EXISTS ${t}`);
     },
   };
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 function row(r) {

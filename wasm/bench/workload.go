@@ -263,19 +263,28 @@ func strKey(buf []byte, x int64) []byte {
 
 // Run runs workload w once over d and returns its digest and the time the query took, planning included.
 func Run(ctx context.Context, w Workload, d *Data) (Digest, time.Duration, error) {
+	return runKQL(ctx, w.Name, w.KQL, d.Sources)
+}
+
+// runKQL runs a digest query (one row of three integer columns) over sources once and returns the digest and
+// the time the query took, planning included; name prefixes its errors.
+func runKQL(ctx context.Context, name, kql string, sources map[string]source.Source) (Digest, time.Duration, error) {
 	start := time.Now()
-	p, err := query.Prepare(ctx, w.KQL, d.Sources, query.Options{MemoryBudget: memoryBudget})
+	p, err := query.Prepare(ctx, kql, sources, query.Options{MemoryBudget: memoryBudget})
 	if err != nil {
-		return Digest{}, 0, fmt.Errorf("bench %s: %w", w.Name, err)
+		return Digest{}, 0, fmt.Errorf("bench %s: %w", name, err)
 	}
 	var dg Digest
 	_, err = p.Run(ctx, func(b *column.Batch) error {
 		if b.N != 1 || len(b.Cols) != 3 {
-			return fmt.Errorf("bench %s: want one row of three digest columns, got %d×%d", w.Name, b.N, len(b.Cols))
+			return fmt.Errorf("bench %s: want one row of three digest columns, got %d×%d", name, b.N, len(b.Cols))
 		}
 		cell := func(c int) string {
 			if b.Cols[c].IsNull(0) {
 				return "null"
+			}
+			if v := b.Cols[c]; v.Type == column.Real {
+				return strconv.FormatFloat(v.Reals[0], 'g', -1, 64)
 			}
 			return strconv.FormatInt(b.Cols[c].Ints[0], 10)
 		}
@@ -284,7 +293,7 @@ func Run(ctx context.Context, w Workload, d *Data) (Digest, time.Duration, error
 	})
 	elapsed := time.Since(start)
 	if err != nil {
-		return Digest{}, 0, fmt.Errorf("bench %s: %w", w.Name, err)
+		return Digest{}, 0, fmt.Errorf("bench %s: %w", name, err)
 	}
 	return dg, elapsed, nil
 }

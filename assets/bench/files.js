@@ -1,0 +1,149 @@
+// The own-data benchmark of issue 21: the users and events files that internal/filebench writes, served next to
+// this page under data/, are fetched once (untimed). Then, for every query of internal/filebench.Queries:
+// joinlab (bench.wasm) parses the two files' bytes through the engine's chunked reader and runs the KQL, load
+// and join timed apart; DuckDB-WASM, which holds the same bytes as registered files, runs the SQL
+// (read_json_auto / read_csv over them), its load and join being one query. Each engine's warm-up answer
+// (count and two sums) must equal joinlab's. The page publishes window.benchResult and sets window.benchDone;
+// `go run mage.go benchfiles` reads them.
+import { DUCKDB_THREADS, digestOf, median, startDuckDB, startWasm } from './engines.js';
+
+const params = new URLSearchParams(location.search);
+const runs = Number(params.get('runs') || 3);
+const only = (params.get('only') || '').split(',').filter(Boolean);
+const threaded = params.get('threads') !== '0';
+// DuckDB-WASM reads JSON with its json extension, which is not in the npm package: DuckDB fetches it from its
+// extension repository when a query first needs it. Offline, that fetch breaks the engine (a threaded worker
+// then hangs), so by default autoloading is off, and a JSON-lines query is skipped on DuckDB when the
+// extension is not loaded; ?extensions=1 leaves autoloading on, for a machine that reaches the repository.
+const autoload = params.get('extensions') === '1';
+
+const statusEl = document.getElementById('status');
+const logEl = document.getElementById('log');
+const tbody = document.querySelector('#results tbody');
+
+function log(msg) {
+  logEl.textContent += msg + '\n';
+  console.log(msg);
+}
+
+function status(msg) {
+  statusEl.textContent = msg;
+}
+
+function row(r) {
+  const tr = document.createElement('tr');
+  const f = (x) => x?.toFixed(0);
+  for (const v of [r.query, r.engine, f(r.load_median_ms), f(r.join_median_ms), f(r.median_ms), f(r.min_ms),
+    r.error || r.skipped || JSON.stringify(r.digest)]) {
+    const td = document.createElement('td');
+    td.textContent = v ?? '';
+    tr.appendChild(td);
+  }
+  tbody.appendChild(tr);
+}
+
+// series times a warm-up and then `runs` runs of once(), which resolves to {digest, ms, load_ms?, join_ms?};
+// every digest must equal expect (when given) and the warm-up's.
+async function series(r, label, once, expect) {
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  try {
+    status(`${label}: warm-up`);
+    const warm = await once();
+    r.digest = warm.digest;
+    if (expect && !same(r.digest, expect)) {
+      throw new Error(`digest ${JSON.stringify(r.digest)} differs from joinlab's ${JSON.stringify(expect)}`);
+    }
+    for (let i = 0; i < runs; i++) {
+      status(`${label}: run ${i + 1}/${runs}`);
+      const t = await once();
+      if (!same(t.digest, r.digest)) throw new Error(`digest changed between runs: ${JSON.stringify(t.digest)}`);
+      r.times_ms.push(t.ms);
+      if (t.load_ms !== undefined) {
+        (r.load_ms ||= []).push(t.load_ms);
+        (r.join_ms ||= []).push(t.join_ms);
+      }
+    }
+    r.median_ms = median(r.times_ms);
+    r.min_ms = Math.min(...r.times_ms);
+    if (r.load_ms) {
+      r.load_median_ms = median(r.load_ms);
+      r.join_median_ms = median(r.join_ms);
+    }
+  } catch (err) {
+    r.error = String(err && err.message || err);
+  }
+  log(`${r.query} ${r.engine}: ${r.error || r.times_ms.map((t) => t.toFixed(0)).join(' ') + ' ms'}`);
+  row(r);
+  return r;
+}
+
+async function main() {
+  const result = { userAgent: navigator.userAgent, crossOriginIsolated: self.crossOriginIsolated, runs, files: {}, results: [] };
+  window.benchResult = result;
+  status('starting joinlab…');
+  const api = await startWasm();
+  const queries = JSON.parse(api.fileQueries()).filter((q) => !only.length || only.includes(q.Key));
+  const bytes = {};
+  for (const name of new Set(queries.flatMap((q) => [q.Users, q.Events]))) {
+    status(`fetching ${name}…`);
+    const resp = await fetch(`data/${name}`);
+    if (!resp.ok) throw new Error(`fetch data/${name}: ${resp.status}`);
+    bytes[name] = new Uint8Array(await resp.arrayBuffer());
+    result.files[name] = bytes[name].length;
+  }
+  log(`files: ${JSON.stringify(result.files)}`);
+
+  const expect = {};
+  for (const q of queries) {
+    const r = { query: q.Key, engine: 'joinlab', times_ms: [] };
+    await series(r, `${q.Key} on joinlab`, async () => {
+      const load = JSON.parse(await api.loadFiles(q.Key, bytes[q.Users], bytes[q.Events]));
+      const run = JSON.parse(await api.runFile(q.Key));
+      r.rows = load.rows;
+      return { digest: run.digest, ms: load.ms + run.ms, load_ms: load.ms, join_ms: run.ms };
+    });
+    expect[q.Key] = r.digest;
+    result.results.push(r);
+  }
+
+  const bundles = [['eh', 1]];
+  if (threaded && self.crossOriginIsolated) bundles.push(['coi', DUCKDB_THREADS]);
+  else if (threaded) log('page is not cross-origin isolated: no threaded DuckDB run');
+  for (const [bundle, threads] of bundles) {
+    status(`starting DuckDB-WASM (${bundle}, ${threads} thread${threads > 1 ? 's' : ''})…`);
+    const duck = await startDuckDB(bundle, threads);
+    if (!autoload) {
+      await duck.conn.query('SET autoinstall_known_extensions=false');
+      await duck.conn.query('SET autoload_known_extensions=false');
+    }
+    const loaded = await duck.conn.query(`SELECT count(*)::INT AS n FROM duckdb_extensions() WHERE extension_name = 'json' AND loaded`);
+    const hasJSON = autoload || loaded.getChildAt(0).get(0) > 0;
+    // registerFileBuffer transfers the buffer to DuckDB's worker, detaching it here: DuckDB gets a copy.
+    for (const name of Object.keys(bytes)) await duck.db.registerFileBuffer(name, new Uint8Array(bytes[name]));
+    for (const q of queries) {
+      const r = { query: q.Key, engine: duck.name, times_ms: [] };
+      if (q.Format === 'jsonl' && !hasJSON) {
+        r.skipped = 'no json extension: DuckDB-WASM fetches it at run time (offline here; ?extensions=1 lets it try)';
+        log(`${q.Key} ${duck.name}: skipped, ${r.skipped}`);
+        row(r);
+        result.results.push(r);
+        continue;
+      }
+      await series(r, `${q.Key} on ${duck.name}`, async () => {
+        const t0 = performance.now();
+        const digest = digestOf(await duck.conn.query(q.SQL));
+        return { digest, ms: performance.now() - t0 };
+      }, expect[q.Key]);
+      result.results.push(r);
+    }
+    await duck.conn.close();
+    await duck.db.terminate();
+  }
+  status('done');
+}
+
+main().catch((err) => {
+  (window.benchResult ||= {}).error = String(err && err.stack || err);
+  log('error: ' + window.benchResult.error);
+  status('failed');
+}).finally(() => { window.benchDone = true; });

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/internal/filebench"
+)
+
+// The own-data mode of the benchmark (issue 21): the users and events files of internal/filebench, fetched by
+// the page as bytes, parsed here by the engine's chunked reader (source.Read, the reader the playground's own
+// tables go through) and joined with the file benchmark's KQL, while DuckDB-WASM reads the same bytes with
+// the same queries' SQL.
+
+// FileQuery is one query of internal/filebench as the page runs it: the files it reads, by the names the page
+// serves and registers them under, and its KQL and SQL.
+type FileQuery struct {
+	Name, Format  string
+	Users, Events string // file names, e.g. "users.jsonl"
+	KQL           string
+	// SQL reads the registered files and returns the digest as three VARCHAR columns (exact beyond 2⁵³).
+	SQL string
+}
+
+// FileQueries are internal/filebench.Queries over the file names the page uses.
+func FileQueries() []FileQuery {
+	var out []FileQuery
+	for _, q := range filebench.Queries {
+		u, e := "users."+q.Format, "events."+q.Format
+		out = append(out, FileQuery{
+			Name: q.Name, Format: q.Format, Users: u, Events: e, KQL: q.KQL,
+			SQL: `SELECT n::VARCHAR, s1::VARCHAR, s2::VARCHAR FROM (` + fmt.Sprintf(q.SQL, u, e) + `)`,
+		})
+	}
+	return out
+}
+
+// LoadFile parses r, in format "jsonl" or "csv", into a source named name, and returns it with the time the
+// parse took.
+func LoadFile(name, format string, r io.Reader) (source.Source, time.Duration, error) {
+	f, err := source.FormatOf("x." + format)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bench: load %s: %w", name, err)
+	}
+	start := time.Now()
+	s, err := source.Read(name, f, r, source.Options{})
+	if err != nil {
+		return nil, 0, fmt.Errorf("bench: load %s: %w", name, err)
+	}
+	return s, time.Since(start), nil
+}
+
+// RunFileQuery runs a file query's KQL over the loaded sources (Users and Events) and returns its digest and
+// the time the query took, planning included.
+func RunFileQuery(ctx context.Context, q FileQuery, sources map[string]source.Source) (Digest, time.Duration, error) {
+	name := "files/" + q.Name + "/" + q.Format
+	return runKQL(ctx, name, q.KQL, sources)
+}
+
+// fileQueryKey names a file query in the page's API and the results: "flat/jsonl".
+func fileQueryKey(q FileQuery) string { return q.Name + "/" + q.Format }
+
+// findFileQuery returns the file query named key ("flat/jsonl").
+func findFileQuery(key string) (FileQuery, error) {
+	for _, q := range FileQueries() {
+		if fileQueryKey(q) == key {
+			return q, nil
+		}
+	}
+	return FileQuery{}, fmt.Errorf("bench: no file query %q", key)
+}
