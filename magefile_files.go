@@ -119,7 +119,8 @@ const benchFilesUsers = 200_000
 // files, served beside the benchmark page (assets/bench/files.html), fetched by the page once; then for each
 // query of internal/filebench.Queries, joinlab in wasm parses the bytes (source.Read) and runs the KQL, load
 // and join timed apart, and DuckDB-WASM (single-threaded, and threaded when the page is cross-origin isolated)
-// runs the SQL over the same bytes registered as files. The answers must agree. It writes
+// runs the SQL over the same bytes registered as files. The answers must agree, with each other and with the
+// joinlab command's on the same files. It writes
 // build/bench/files.json and files.md. FILEBENCH_USERS (default 200000) sets the users file's rows,
 // BENCH_RUNS (default 3) the timed runs after a warm-up, BENCH_ONLY (e.g. "flat/jsonl") the queries, and
 // BENCH_THREADS=0 leaves out the threaded DuckDB.
@@ -139,6 +140,26 @@ func BenchFiles(ctx context.Context) error {
 	if err := buildBenchSite(ctx); err != nil {
 		return err
 	}
+	// The command's answers on the same files: the JSON-lines queries have no other engine to agree with when
+	// DuckDB-WASM cannot read JSON.
+	cli := filepath.Join(fileBenchDir, "joinlab")
+	if err := run(ctx, nil, "go", "build", "-o", cli, "./cmd/joinlab"); err != nil {
+		return err
+	}
+	native := map[string]string{}
+	for _, q := range filebench.Queries {
+		u, e := files.UsersJSONL, files.EventsJSONL
+		if q.Format == "csv" {
+			u, e = files.UsersCSV, files.EventsCSV
+		}
+		f, err := measure(ctx, 1, cli, "query", "--source", "Users="+u, "--source", "Events="+e, q.KQL)
+		if err != nil {
+			return fmt.Errorf("benchfiles %s/%s: joinlab command: %w", q.Name, q.Format, err)
+		}
+		if native[q.Name+"/"+q.Format], err = answer(f.out); err != nil {
+			return fmt.Errorf("benchfiles %s/%s: joinlab command: %w", q.Name, q.Format, err)
+		}
+	}
 	params := url.Values{"runs": {strconv.Itoa(runs)}, "only": {os.Getenv("BENCH_ONLY")}, "threads": {os.Getenv("BENCH_THREADS")}}
 	out, err := runBenchPage(ctx, "files.html", params, filepath.Dir(files.UsersJSONL))
 	if err != nil {
@@ -151,7 +172,7 @@ func BenchFiles(ctx context.Context) error {
 	if page.Error != "" {
 		return fmt.Errorf("benchfiles: the page failed: %s", page.Error)
 	}
-	return writeFilesResults(users, &page)
+	return writeFilesResults(users, &page, native)
 }
 
 // filesPage is what files.js publishes as window.benchResult.
@@ -183,8 +204,10 @@ type filesFigure struct {
 }
 
 // writeFilesResults writes the page's figures as build/bench/files.json and a table, files.md: a row a query,
-// joinlab's load, join and load + join beside each DuckDB's load + join, and the ratios of the totals.
-func writeFilesResults(users int, page *filesPage) error {
+// joinlab's load, join and load + join beside each DuckDB's load + join, the ratios of the totals, and
+// whether the answers agree: the page's engines with each other (the page fails a DuckDB series that differs)
+// and with the command's, native (by query key, "n s1 s2").
+func writeFilesResults(users int, page *filesPage, native map[string]string) error {
 	b, err := json.MarshalIndent(page, "", "  ")
 	if err != nil {
 		return err
@@ -239,13 +262,19 @@ func writeFilesResults(users int, page *filesPage) error {
 		name, format, _ := strings.Cut(q, "/")
 		sizes := fmt.Sprintf("%.1f + %.1f", float64(page.Files["users."+format])/1e6, float64(page.Files["events."+format])/1e6)
 		// The page fails a DuckDB series whose answer differs from joinlab's, so one that ran agrees.
-		answers := "joinlab only"
+		answers := "wasm = command"
 		for _, d := range []filesFigure{d1, d2} {
 			if d.Digest != nil && d.Error == "" {
-				answers = "equal"
+				answers = "wasm = DuckDB = command"
 			}
 		}
-		if len(failed) > 0 {
+		if jl.Digest != nil {
+			if got := jl.Digest["count"] + " " + jl.Digest["sum1"] + " " + jl.Digest["sum2"]; got != native[q] {
+				answers = fmt.Sprintf("DIFFER: command %s", native[q])
+				failed = append(failed, fmt.Sprintf("%s: wasm answers %s, the command %s", q, got, native[q]))
+			}
+		}
+		if len(failed) > 0 && !strings.HasPrefix(answers, "DIFFER") {
 			answers = "see errors"
 		}
 		if jl.Digest != nil {
