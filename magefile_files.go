@@ -201,12 +201,14 @@ type filesFigure struct {
 	Digest       map[string]string `json:"digest"`
 	Error        string            `json:"error,omitempty"`
 	Skipped      string            `json:"skipped,omitempty"` // why the engine could not run the query here
+	// SplitMedianMs is DuckDB's load then join (LoadMedianMs, JoinMedianMs), beside its one query (MedianMs).
+	SplitMedianMs float64 `json:"split_median_ms,omitempty"`
 }
 
-// writeFilesResults writes the page's figures as build/bench/files.json and a table, files.md: a row a query,
-// joinlab's load, join and load + join beside each DuckDB's load + join, the ratios of the totals, and
-// whether the answers agree: the page's engines with each other (the page fails a DuckDB series that differs)
-// and with the command's, native (by query key, "n s1 s2").
+// writeFilesResults writes the page's figures as build/bench/files.json and a table, files.md: for each query,
+// a row an engine with its load, join and load + join, DuckDB's one-query time, and joinlab's load + join over
+// that; and whether the answers agree: the page's engines with each other (the page fails a DuckDB series
+// that differs) and with the command's, native (by query key, "n s1 s2").
 func writeFilesResults(users int, page *filesPage, native map[string]string) error {
 	b, err := json.MarshalIndent(page, "", "  ")
 	if err != nil {
@@ -215,82 +217,81 @@ func writeFilesResults(users int, page *filesPage, native map[string]string) err
 	if err := os.WriteFile(filepath.Join(benchDir, "files.json"), append(b, '\n'), 0o644); err != nil {
 		return err
 	}
-	byQuery := map[string]map[string]filesFigure{}
-	var order []string
-	var failed []string
+	byQuery := map[string][]filesFigure{}
+	var order, failed []string
+	skipped := ""
 	for _, f := range page.Results {
+		if strings.HasSuffix(f.Engine, " tables") {
+			continue // DuckDB's load-then-join series; its medians are in its one-query figure too
+		}
 		if byQuery[f.Query] == nil {
-			byQuery[f.Query] = map[string]filesFigure{}
 			order = append(order, f.Query)
 		}
-		byQuery[f.Query][f.Engine] = f
-		if f.Error != "" {
+		byQuery[f.Query] = append(byQuery[f.Query], f)
+		switch {
+		case f.Error != "":
 			failed = append(failed, fmt.Sprintf("%s on %s: %s", f.Query, f.Engine, f.Error))
+		case f.Skipped != "":
+			skipped = f.Skipped
 		}
 	}
-	duck2 := fmt.Sprintf("duckdb-%dt", 2)
 	var md strings.Builder
 	fmt.Fprintf(&md, "Measured %s in %s (cross-origin isolated: %v): %d users ⋈ %d events, files fetched once, "+
-		"then a warm-up and %d timed runs; ms are median (min of load + join in brackets). joinlab's load parses "+
-		"both files' bytes into sources, its join runs the KQL; DuckDB's load + join is one query over the "+
-		"registered bytes. Ratios are joinlab's load + join over DuckDB's (below 1: joinlab is faster).\n\n",
+		"then a warm-up and %d timed runs; ms are medians. joinlab's load parses both files' bytes into sources "+
+		"and its join runs the KQL. DuckDB runs the query's SQL over the registered bytes as one query, and split: "+
+		"load = both files into tables (every column), join = the SQL over them. The ratio is joinlab's load + join "+
+		"over the engine's one query (above 1: joinlab is slower).\n\n",
 		time.Now().UTC().Format("2006-01-02"), page.UserAgent, page.CrossOriginIsolated, users, users*filebench.EventsPerUser, page.Runs)
-	md.WriteString("| query | sizes MB | joinlab load | joinlab join | joinlab load + join | DuckDB 1t | DuckDB 2t | joinlab / DuckDB 1t | joinlab / DuckDB 2t | answers |\n")
-	md.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-	total := func(f filesFigure, ok bool) string {
-		switch {
-		case !ok:
-			return "–"
-		case f.Error != "":
-			return "error"
-		case f.Skipped != "":
-			return "n/a¹"
-		}
-		return fmt.Sprintf("%.0f (%.0f)", f.MedianMs, f.MinMs)
-	}
-	ratio := func(a, b filesFigure, ok bool) string {
-		if !ok || a.Error != "" || b.Error != "" || b.Skipped != "" || b.MedianMs <= 0 {
+	md.WriteString("| query | sizes MB | engine | load | join | load + join | one query | joinlab / engine | answers |\n")
+	md.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	ms := func(x float64) string {
+		if x <= 0 {
 			return "–"
 		}
-		return fmt.Sprintf("%.2f", a.MedianMs/b.MedianMs)
+		return fmt.Sprintf("%.0f", x)
 	}
 	for _, q := range order {
-		e := byQuery[q]
-		jl, jlOK := e["joinlab"]
-		d1, d1OK := e["duckdb-1t"]
-		d2, d2OK := e[duck2]
-		name, format, _ := strings.Cut(q, "/")
+		_, format, _ := strings.Cut(q, "/")
 		sizes := fmt.Sprintf("%.1f + %.1f", float64(page.Files["users."+format])/1e6, float64(page.Files["events."+format])/1e6)
-		// The page fails a DuckDB series whose answer differs from joinlab's, so one that ran agrees.
-		answers := "wasm = command"
-		for _, d := range []filesFigure{d1, d2} {
-			if d.Digest != nil && d.Error == "" {
-				answers = "wasm = DuckDB = command"
+		var jl *filesFigure
+		for i, f := range byQuery[q] {
+			if f.Engine == "joinlab" && f.Error == "" {
+				jl = &byQuery[q][i]
 			}
 		}
-		if jl.Digest != nil {
-			if got := jl.Digest["count"] + " " + jl.Digest["sum1"] + " " + jl.Digest["sum2"]; got != native[q] {
-				answers = fmt.Sprintf("DIFFER: command %s", native[q])
+		answers := "–"
+		if jl != nil {
+			got := jl.Digest["count"] + " " + jl.Digest["sum1"] + " " + jl.Digest["sum2"]
+			answers = "n s1 s2 = " + got + ", = the command's"
+			if got != native[q] {
+				answers = "DIFFER: the command's " + native[q]
 				failed = append(failed, fmt.Sprintf("%s: wasm answers %s, the command %s", q, got, native[q]))
 			}
 		}
-		if len(failed) > 0 && !strings.HasPrefix(answers, "DIFFER") {
-			answers = "see errors"
-		}
-		if jl.Digest != nil {
-			answers += fmt.Sprintf(" (n %s, s1 %s, s2 %s)", jl.Digest["count"], jl.Digest["sum1"], jl.Digest["sum2"])
-		}
-		load, join := "–", "–"
-		if jlOK && jl.Error == "" {
-			load, join = fmt.Sprintf("%.0f", jl.LoadMedianMs), fmt.Sprintf("%.0f", jl.JoinMedianMs)
-		}
-		fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name+" "+format, sizes, load, join,
-			total(jl, jlOK), total(d1, d1OK), total(d2, d2OK), ratio(jl, d1, d1OK), ratio(jl, d2, d2OK), answers)
-	}
-	var skipped string
-	for _, f := range page.Results {
-		if f.Skipped != "" {
-			skipped = f.Skipped
+		for _, f := range byQuery[q] {
+			cells := []string{"–", "–", "–", "–", "–"}
+			switch {
+			case f.Error != "":
+				cells[0] = "error"
+			case f.Skipped != "":
+				cells[0] = "n/a¹"
+			case f.Engine == "joinlab":
+				cells = []string{ms(f.LoadMedianMs), ms(f.JoinMedianMs), ms(f.MedianMs), "–", "–"}
+			default:
+				cells = []string{ms(f.LoadMedianMs), ms(f.JoinMedianMs), ms(f.SplitMedianMs), ms(f.MedianMs), "–"}
+				if jl != nil && f.MedianMs > 0 {
+					cells[4] = fmt.Sprintf("%.2f", jl.MedianMs/f.MedianMs)
+				}
+			}
+			a := answers
+			if f.Engine != "joinlab" {
+				a = "agrees with joinlab"
+				if f.Error != "" || f.Skipped != "" {
+					a = "–"
+				}
+			}
+			fmt.Fprintf(&md, "| %s | %s | %s | %s | %s |\n", strings.Replace(q, "/", " ", 1), sizes, f.Engine,
+				strings.Join(cells, " | "), a)
 		}
 	}
 	if skipped != "" {
@@ -305,7 +306,7 @@ func writeFilesResults(users int, page *filesPage, native map[string]string) err
 	}
 	fmt.Print("\n", md.String(), "\nwritten to ", out, " and files.json\n")
 	if len(failed) > 0 {
-		return fmt.Errorf("benchfiles: %d series failed", len(failed))
+		return fmt.Errorf("benchfiles: %d checks failed", len(failed))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"time"
 
 	"github.com/joinlab/joinlab/engine/source"
@@ -23,17 +24,31 @@ type FileQuery struct {
 	KQL           string
 	// SQL reads the registered files and returns the digest as three VARCHAR columns (exact beyond 2⁵³).
 	SQL string
+	// LoadSQL makes tables jl_users and jl_events of the files, every column, with SQL's reader; TablesSQL is SQL
+	// over those tables. Together they time DuckDB's load and join apart, as joinlab's are.
+	LoadSQL   []string
+	TablesSQL string
 }
+
+// fileRead is a DuckDB table function call over a registered file in a file query's SQL: read_csv('users.csv').
+var fileRead = regexp.MustCompile(`read_\w+\('(users|events)\.\w+'\)`)
 
 // FileQueries are internal/filebench.Queries over the file names the page uses.
 func FileQueries() []FileQuery {
 	var out []FileQuery
 	for _, q := range filebench.Queries {
 		u, e := "users."+q.Format, "events."+q.Format
-		out = append(out, FileQuery{
-			Name: q.Name, Format: q.Format, Users: u, Events: e, KQL: q.KQL,
-			SQL: `SELECT n::VARCHAR, s1::VARCHAR, s2::VARCHAR FROM (` + fmt.Sprintf(q.SQL, u, e) + `)`,
-		})
+		sql := `SELECT n::VARCHAR, s1::VARCHAR, s2::VARCHAR FROM (` + fmt.Sprintf(q.SQL, u, e) + `)`
+		fq := FileQuery{Name: q.Name, Format: q.Format, Users: u, Events: e, KQL: q.KQL, SQL: sql,
+			TablesSQL: fileRead.ReplaceAllString(sql, "jl_$1")}
+		seen := map[string]bool{}
+		for _, m := range fileRead.FindAllStringSubmatch(sql, -1) {
+			if !seen[m[1]] {
+				seen[m[1]] = true
+				fq.LoadSQL = append(fq.LoadSQL, "CREATE OR REPLACE TABLE jl_"+m[1]+" AS SELECT * FROM "+m[0])
+			}
+		}
+		out = append(out, fq)
 	}
 	return out
 }

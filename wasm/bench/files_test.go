@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/source"
@@ -57,6 +58,9 @@ func TestFileQueriesAsThePageRunsThem(t *testing.T) {
 			}
 			if got != want || got.Count == "0" {
 				t.Errorf("digest %+v, want %+v (and a non-empty join)", got, want)
+			}
+			if len(q.LoadSQL) != 2 || strings.Contains(q.TablesSQL, "read_") || !strings.Contains(q.TablesSQL, "jl_users") {
+				t.Errorf("DuckDB's load %q and join %q do not split the query %q", q.LoadSQL, q.TablesSQL, q.SQL)
 			}
 			if _, err := findFileQuery(fileQueryKey(q)); err != nil {
 				t.Error(err)
