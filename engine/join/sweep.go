@@ -115,7 +115,8 @@ const traceStride = 64
 const workBytesPerRow = 40
 
 // SweepAdvanced is the sweep's trace event. Attrs: key (the key's text), position (the start the sweep line has
-// reached), active_left and active_right (the active-set sizes), expired and overlaps (totals so far).
+// reached), active_left and active_right (the active-set sizes), active_max (the largest combined size so far,
+// which the events' own sizes, sampled, can miss), expired and overlaps (totals so far).
 const SweepAdvanced trace.Kind = "sweep_advanced"
 
 // Overlap is an interval join's overlap condition, as column indexes into each side's schema.
@@ -692,7 +693,7 @@ func (s *Sweep) traceEvent() {
 	}
 	s.sink.Emit(trace.Event{Kind: SweepAdvanced, Op: "sweep join", Attrs: map[string]any{
 		"key": key, "position": s.pos, "active_left": len(s.lheap), "active_right": len(s.rheap),
-		"expired": s.stats.expired, "overlaps": s.stats.overlaps,
+		"active_max": s.stats.activeMax, "expired": s.stats.expired, "overlaps": s.stats.overlaps,
 	}})
 }
 
