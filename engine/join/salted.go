@@ -100,7 +100,8 @@ const (
 	TraceHeavyKey trace.Kind = "heavy_key_found"
 	// TraceSaltAssigned: key, side (the spread one), rows_per_salt ([]int64, index = salt).
 	TraceSaltAssigned trace.Kind = "salt_assigned"
-	// TraceRowsReplicated: key, side (the expanded one), rows, copies (W), extra_bytes.
+	// TraceRowsReplicated: key, side (the expanded one), rows, copies (W), extra_bytes. A join that copies
+	// every key's rows (broadcast, shuffle on the same mechanism) emits one, for key "*".
 	TraceRowsReplicated trace.Kind = "rows_replicated"
 	// TraceWorkerLoad: worker, rows_before, rows_after, bytes_before, bytes_after, pairs_before, pairs_after,
 	// load_before, load_after (load = rows received + pairs formed).
@@ -906,14 +907,18 @@ func (s *Salted) report(stats map[string]*saltKeyStat, bytesBefore, bytesAfter i
 		replicated += exp * int64(W-1)
 	}
 	if p.every { // no key is listed heavy: every expanded row was copied to every worker
-		replicated = 0
+		var rows, bytes int64
 		for _, st := range stats {
 			if p.SpreadLeft {
-				replicated += st.right * int64(W-1)
+				rows, bytes = rows+st.right, bytes+st.rightBytes
 			} else {
-				replicated += st.left * int64(W-1)
+				rows, bytes = rows+st.left, bytes+st.leftBytes
 			}
 		}
+		replicated = rows * int64(W-1)
+		// One event for all the keys (key "*"), so the view's count is the run's.
+		s.emit(TraceRowsReplicated, map[string]any{"key": "*", "side": saltSide(!p.SpreadLeft), "rows": rows,
+			"copies": W, "extra_bytes": bytes * int64(W-1)})
 	}
 	extraBytes = bytesAfter - bytesBefore
 	before, after := make([]int64, W), make([]int64, W)
