@@ -60,15 +60,24 @@ type csvEnd struct {
 }
 
 func (c *csvEnd) end(buf []byte) int {
-	for i := c.scanned; i < len(buf); i++ {
-		switch buf[i] {
-		case '"':
-			c.quoted = !c.quoted
-		case '\n':
-			if !c.quoted {
-				c.last = i + 1
+	// Jump from quote to quote: inside quotes nothing ends a record, and between two quotes the last newline is
+	// the last record end there. A search call per quote, not a step per byte.
+	for i := c.scanned; i < len(buf); {
+		q := bytes.IndexByte(buf[i:], '"')
+		if !c.quoted {
+			region := buf[i:]
+			if q >= 0 {
+				region = region[:q]
+			}
+			if nl := bytes.LastIndexByte(region, '\n'); nl >= 0 {
+				c.last = i + nl + 1
 			}
 		}
+		if q < 0 {
+			break
+		}
+		i += q + 1
+		c.quoted = !c.quoted
 	}
 	c.scanned = len(buf)
 	return c.last
