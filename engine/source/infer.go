@@ -71,12 +71,16 @@ func textKind(s string, isJSONString bool) (kinds, error) {
 		return sawReal, nil
 	}
 	if !isJSONString {
-		if strings.EqualFold(s, "true") || strings.EqualFold(s, "false") {
+		if (len(s) == 4 || len(s) == 5) && (strings.EqualFold(s, "true") || strings.EqualFold(s, "false")) {
 			return sawBool, nil
 		}
 		// Only integer syntax goes to ParseInt: a failed parse builds an error value, and most fields are not
-		// integers. One beyond the range of a long fails there and is read below as a real.
+		// integers. One beyond the range of a long fails there and is read below as a real; 18 digits or
+		// fewer always fit.
 		if isInteger(s) {
+			if len(s) <= 18 {
+				return sawLong, nil
+			}
 			if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 				return sawLong, nil
 			}
