@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"strings"
 )
 
 // csvRecords reads the records of a chunk exactly as encoding/csv reads them (RFC 4180 quoting, a CR before a
@@ -47,16 +48,13 @@ func (r *csvRecords) Read() ([]string, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if n := bytes.Count(line, []byte(",")) + 1; n != r.fields {
-			return nil, &csv.ParseError{StartLine: r.recLine, Line: r.recLine, Column: 1, Err: csv.ErrFieldCount}
-		}
 		s := string(line)
 		if !r.reuse {
 			r.rec = make([]string, 0, r.fields)
 		}
 		r.rec = r.rec[:0]
 		for {
-			i := indexComma(s)
+			i := strings.IndexByte(s, ',')
 			if i < 0 {
 				r.rec = append(r.rec, s)
 				break
@@ -64,18 +62,12 @@ func (r *csvRecords) Read() ([]string, error) {
 			r.rec = append(r.rec, s[:i])
 			s = s[i+1:]
 		}
+		if len(r.rec) != r.fields {
+			return nil, &csv.ParseError{StartLine: r.recLine, Line: r.recLine, Column: 1, Err: csv.ErrFieldCount}
+		}
 		return r.rec, nil
 	}
 	return nil, io.EOF
-}
-
-func indexComma(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ',' {
-			return i
-		}
-	}
-	return -1
 }
 
 // readQuoted reads the record at the start of data, which holds a quote, through encoding/csv: it spans up to
