@@ -66,41 +66,44 @@ func setLive(n Node, live []bool) {
 	}
 }
 
-// Strategies names the join strategies the plan runs, outermost first, comma-separated ("" without joins).
-func (p *Plan) Strategies() string {
-	var names []string
+// plannedJoin is a join node of the plan: the strategy it runs and why the planner chose it.
+type plannedJoin interface {
+	strategy() Strategy
+	why() string
+}
+
+// joins lists the plan's joins, outermost first.
+func (p *Plan) joins() []plannedJoin {
+	var out []plannedJoin
 	var walk func(Node)
 	walk = func(n Node) {
-		if j, ok := n.(interface{ strategy() Strategy }); ok {
-			names = append(names, string(j.strategy()))
+		if j, ok := n.(plannedJoin); ok {
+			out = append(out, j)
 		}
 		for _, c := range n.Children() {
 			walk(c)
 		}
 	}
 	walk(p.root)
+	return out
+}
+
+// Strategies names the join strategies the plan runs, outermost first, comma-separated ("" without joins).
+func (p *Plan) Strategies() string {
+	var names []string
+	for _, j := range p.joins() {
+		names = append(names, string(j.strategy()))
+	}
 	return strings.Join(names, ",")
 }
 
 // Reason is why the planner chose the first join's strategy (the one Strategies names first), or "" when the
 // query has no join.
 func (p *Plan) Reason() string {
-	var reason string
-	var walk func(Node) bool
-	walk = func(n Node) bool {
-		if j, ok := n.(interface{ why() string }); ok {
-			reason = j.why()
-			return true
-		}
-		for _, c := range n.Children() {
-			if walk(c) {
-				return true
-			}
-		}
-		return false
+	if j := p.joins(); len(j) > 0 {
+		return j[0].why()
 	}
-	walk(p.root)
-	return reason
+	return ""
 }
 
 // Schema is the output schema.
