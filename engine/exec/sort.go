@@ -235,11 +235,6 @@ func (s *Sort) compareAcross(ka []*column.Vector, a int, kb []*column.Vector, b 
 	return 0
 }
 
-// compareRows orders rows a and b of v ascending, with nulls first or last.
-func compareRows(v *column.Vector, a, b int, nullsFirst bool) int {
-	return compareAcross(v, a, v, b, nullsFirst)
-}
-
 // compareAcross orders row a of v and row b of w ascending, with nulls first or last.
 func compareAcross(v *column.Vector, a int, w *column.Vector, b int, nullsFirst bool) int {
 	na, nb := v.IsNull(a), w.IsNull(b)

@@ -51,9 +51,6 @@ func isIntKey(t column.Type) bool {
 	return t == column.Long || t == column.DateTime || t == column.Timespan
 }
 
-// groups is how many groups exist.
-func (t *groupTable) groups() int { return t.n }
-
 // assign sets gids[r] to the group of each of the n rows with key values kv, making groups for new keys. If
 // the budget refuses a group it stops there: rows before m have their groups, and err is the budget's.
 func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error) {

@@ -71,7 +71,7 @@ func (f *fetcher) inFlight() int {
 	return max(1, f.r.Conn.Caps().Concurrent)
 }
 
-// completeSlices completes each slice's keys from cursor (nil: from the start; see complete), the slices'
+// completeSlices completes each slice's keys from cursor (nil: from the start; see completeFrom), the slices'
 // requests overlapping up to inFlight on the remote's clock (connector.Overlap), and returns the answers in
 // slice order. first bounds the first slice's answer and rest each later one's. A first slice that may end the
 // whole fetch (stopAt.firstOnly: a full first response is dropped, and the slices after it are not wanted) is
@@ -163,7 +163,7 @@ func emptyBatch(cols []string, schema column.Schema) *column.Batch {
 }
 
 // keyFilter is the predicate of a request that carries one IN list over a key column. with wraps a list in the
-// rest of the request's predicate, so the text that is measured is the text that is sent, and complete can cut
+// rest of the request's predicate, so the text that is measured is the text that is sent, and completeFrom can cut
 // the list again when a continuation's cursor makes the request outgrow the query cap.
 type keyFilter struct {
 	column string
@@ -177,7 +177,7 @@ func (kf keyFilter) request(shape connector.Request, vals []column.Value, cursor
 	return req
 }
 
-// complete fetches every row whose key is one of keys (the IN list kf wraps), however many requests it takes:
+// completeFrom fetches every row whose key is one of keys (the IN list kf wraps), however many requests it takes:
 // requests ordered by order (which must have no ties: it ends with the table's key), at most a response's rows
 // each, continuing with a keyset past the last row while pages come back full or truncated, and halving the
 // request after a too-large answer. keyset are the order's columns the continuation compares (order minus
@@ -185,14 +185,10 @@ func (kf keyFilter) request(shape connector.Request, vals []column.Value, cursor
 // whole: this is how a re-fetch gets every twin of a tie group. stop may end it early.
 //
 // keys were split to fit the query cap without a cursor (see filter). A continuation adds the keyset clause of
-// the last row's values, which are known only then: complete renders that request, and when it does not fit, it
+// the last row's values, which are known only then: completeFrom renders that request, and when it does not fit, it
 // splits the remaining keys again with the cursor in place and merges the slices' answers in order. So every
 // request sent fits the cap, and none is refused that would fit.
-func (f *fetcher) complete(ctx context.Context, kf keyFilter, keys []column.Value, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
-	return f.completeFrom(ctx, kf, keys, nil, cols, order, keyset, purpose, stop)
-}
-
-// completeFrom is complete resumed after cursor (nil: from the start).
+// It starts after cursor (nil: from the start).
 func (f *fetcher) completeFrom(ctx context.Context, kf keyFilter, keys []column.Value, cursor []column.Value, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
 	caps := f.r.Conn.Caps()
 	limit := caps.MaxRows
@@ -263,7 +259,7 @@ func (f *fetcher) completeFrom(ctx context.Context, kf keyFilter, keys []column.
 	}
 }
 
-// completeResplit finishes complete after cursor when the continuation with every remaining key is over the
+// completeResplit finishes completeFrom after cursor when the continuation with every remaining key is over the
 // query cap: the keys are split again against requests carrying that cursor clause, each slice is completed from
 // the cursor, and the answers, disjoint by key, are merged in order (cut to stop.most).
 func (f *fetcher) completeResplit(ctx context.Context, kf keyFilter, keys, cursor []column.Value, after connector.Predicate, shape connector.Request, cols []string, order, keyset []connector.OrderKey, purpose string, stop stopAt) (*column.Table, error) {
@@ -305,14 +301,14 @@ func valuesText(vals []column.Value) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// stopAt ends complete early: after the first most rows in the order (0: every row), or, with firstOnly, with a
+// stopAt ends completeFrom early: after the first most rows in the order (0: every row), or, with firstOnly, with a
 // *responseFull instead of a second request when the first response is full.
 type stopAt struct {
 	most      int
 	firstOnly bool
 }
 
-// responseFull is complete's answer when its first response came back full and only one was wanted. page is
+// responseFull is completeFrom's answer when its first response came back full and only one was wanted. page is
 // that response, which the caller may read (as a sample) before dropping it.
 type responseFull struct{ page *column.Batch }
 
@@ -323,7 +319,7 @@ func (e *responseFull) Error() string {
 // filter splits keys to fit this remote's caps for requests shaped like shape (Table, Columns, OrderBy, Limit)
 // whose predicate is kf around each slice's IN list. Sizes are the rendered text of exactly those first
 // requests: nothing is reserved for a continuation cursor, whose values are known only when a response comes
-// back full; complete measures that request then and splits again if it must.
+// back full; completeFrom measures that request then and splits again if it must.
 func (f *fetcher) filter(kf keyFilter, keys []column.Value, shape connector.Request) (dynfilter.Filter, error) {
 	return f.split(kf, keys, shape, nil)
 }
