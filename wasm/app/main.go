@@ -99,8 +99,9 @@ func main() {
 		}
 	}()
 	go func() {
-		for range time.Tick(ui.RenderEvery) {
+		for now := range time.Tick(ui.RenderEvery) {
 			ee.Lock()
+			state.Tick(now) // a timeline playing moves on, and asks for this render
 			dirty := state.Dirty
 			state.Dirty = false
 			if dirty {

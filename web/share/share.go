@@ -1,5 +1,5 @@
 // Package share holds the playground's shareable state — query, scenario, knobs, seed, step, strategy, memory
-// budget, playback speed and the batch a run is paused at — with the rules a state must satisfy and two
+// budget, playback speed, the batch a run is paused at and the timeline's position — with the rules a state must satisfy and two
 // encodings of it: canonical JSON (the Worker's API and its store) and a compact URL fragment (deflate, then
 // unpadded base64url) that reproduces a run with no server at all.
 //
@@ -39,6 +39,8 @@ const (
 	MaxSpeed = 1e9
 	// MaxPausedAt bounds the batch a run is paused at; a run posts a few dozen batches a second.
 	MaxPausedAt = 1 << 20
+	// MaxEvent bounds the timeline position; the runner sends a run's page at most 50,000 events.
+	MaxEvent = 1 << 20
 	// MaxTables bounds the user's own tables a state names.
 	MaxTables = 64
 	// MaxTableData bounds the text of the own tables a state carries, all together: a few KiB compress into
@@ -66,6 +68,10 @@ type State struct {
 	Speed float64 `json:"speed,omitempty"`
 	// PausedAt is the batch of the run at which it was paused (0: not paused): the run reopens held there.
 	PausedAt int `json:"paused_at,omitempty"`
+	// Event is the timeline's position, the number of the run's trace events shown (0: the whole run, the
+	// opening position): the run reopens drawn as it stood after that many events. Links from before the
+	// timeline have none, and open whole.
+	Event int `json:"event,omitempty"`
 	// Tables are the user's own tables a run on own data reads (Scenario ""), by the name the query uses.
 	// Data is set only for small tables (MaxTableData in all); the others stayed on the sender's device.
 	Tables []Table `json:"tables,omitempty"`
@@ -121,6 +127,9 @@ func (s *State) Validate() error {
 	}
 	if s.PausedAt < 0 || s.PausedAt > MaxPausedAt {
 		return fmt.Errorf("share: paused_at %d is outside [0, %d]", s.PausedAt, MaxPausedAt)
+	}
+	if s.Event < 0 || s.Event > MaxEvent {
+		return fmt.Errorf("share: event %d is outside [0, %d]", s.Event, MaxEvent)
 	}
 	if s.MemoryBudget < 0 || s.MemoryBudget > MaxMemoryBudget {
 		return fmt.Errorf("share: memory budget %d is outside [0, %d]", s.MemoryBudget, int64(MaxMemoryBudget))

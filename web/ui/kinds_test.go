@@ -17,6 +17,7 @@ func TestKindsMatchTheEngine(t *testing.T) {
 		{kindRequestSent, connector.RequestSent},
 		{kindRequestThrottled, connector.RequestThrottled},
 		{kindRequestRetried, connector.RequestRetried},
+		{kindRequestFailed, connector.RequestFailed},
 		{kindPartitionsPruned, plan.PartitionsPruned},
 		{kindSpill, join.EventSpill},
 		{kindPartitionWritten, join.EventPartitionWritten},

@@ -84,7 +84,7 @@ func (c *Metrics) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.SetInnerHTML(c.Time())
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)
-			if c.Run.Trace.LastAt > 0 {
+			if c.Run.Trace.VirtualAt > 0 {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "dt", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
 				{
@@ -94,10 +94,10 @@ func (c *Metrics) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgparent.AppendChild(vgn)
 				}
 			}
-			if c.Run.Trace.LastAt > 0 {
+			if c.Run.Trace.VirtualAt > 0 {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "dd", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "m-virtual"}}}
 				vgparent.AppendChild(vgn)
-				vgn.SetInnerHTML(fmtDuration(c.Run.Trace.LastAt))
+				vgn.SetInnerHTML(fmtDuration(c.Run.Trace.VirtualAt))
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 			vgparent.AppendChild(vgn)

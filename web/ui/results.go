@@ -26,6 +26,9 @@ type Results struct {
 
 func (c *Results) run() *Run { return c.State.Run }
 
+// shown is how many rows the table shows: those delivered up to the timeline's position.
+func (c *Results) shown() int { return c.run().RowsShown() }
+
 func (c *Results) Columns() []string { return c.run().Columns }
 
 func (c *Results) ColumnCount() int { return max(1, len(c.run().Columns)) }
@@ -33,19 +36,19 @@ func (c *Results) ColumnCount() int { return max(1, len(c.run().Columns)) }
 // First is the index of the first row in the DOM.
 func (c *Results) First() int {
 	first := int(c.State.ScrollTop/RowHeight) - overscan
-	return max(0, min(first, c.run().Rows.Len()-1))
+	return max(0, min(first, c.shown()-1))
 }
 
 // Window is the rows in the DOM: those in view and overscan either side, fewer at the top, where no row
 // precedes the view.
 func (c *Results) Window() [][]string {
-	end := int(c.State.ScrollTop/RowHeight) + viewportRows + overscan
+	end := min(int(c.State.ScrollTop/RowHeight)+viewportRows+overscan, c.shown())
 	return c.run().Rows.Slice(c.First(), end, len(c.run().Columns))
 }
 
 // After is how many rows follow the window.
 func (c *Results) After() int {
-	return max(0, c.run().Rows.Len()-c.First()-len(c.Window()))
+	return max(0, c.shown()-c.First()-len(c.Window()))
 }
 
 // PadStyle is the height of a padding row standing for n rows.
@@ -61,6 +64,9 @@ func (c *Results) RowCount() string {
 	total := statsRows(r)
 	held := int64(r.Rows.Len())
 	switch {
+	case !r.AtEnd():
+		return fmt.Sprintf("%s rows delivered up to event %s (the timeline's position)", count(int64(c.shown())),
+			count(int64(r.Position())))
 	case r.Status == StatusRunning:
 		return count(held) + " rows so far"
 	case total > held:

@@ -735,6 +735,23 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\n\t"}
 		vgparent.AppendChild(vgn)
+		{
+			vgcompKey := vugu.MakeCompKey(0x63C8E1ACF8107586^vgin.CurrentPositionHash(), vgiterkey)
+			// ask BuildEnv for prior instance of this specific component
+			vgcomp, _ := vgin.BuildEnv.CachedComponent(vgcompKey).(*Timeline)
+			if vgcomp == nil {
+				// create new one if needed
+				vgcomp = new(Timeline)
+				vgin.BuildEnv.WireComponent(vgcomp)
+			}
+			vgin.BuildEnv.UseComponent(vgcompKey, vgcomp) // ensure we can use this in the cache next time around
+			vgcomp.State = c.State
+			vgout.Components = append(vgout.Components, vgcomp)
+			vgn = &vugu.VGNode{Component: vgcomp}
+			vgparent.AppendChild(vgn)
+		}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\n\t"}
+		vgparent.AppendChild(vgn)
 		if c.ShowLive() {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "live"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "What the engine does"}}}
 			vgparent.AppendChild(vgn)

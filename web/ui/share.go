@@ -16,7 +16,7 @@ import (
 // Share returns the settings a link carries. Knobs at their default are left out, as web/share asks.
 func (s *State) Share() *share.State {
 	st := &share.State{Query: s.Query, Scenario: s.Scenario, Seed: s.Seed, MemoryBudget: s.MemoryBudget,
-		Strategy: s.Strategy, Speed: s.Speed, PausedAt: s.pausedAt()}
+		Strategy: s.Strategy, Speed: s.Speed, PausedAt: s.pausedAt(), Event: s.atEvent()}
 	if s.Scenario == OwnScenario && s.walkFragment() == "" {
 		st.Tables = s.shareTables()
 	}
@@ -71,7 +71,7 @@ func (s *State) LoadFragment(fragment string) {
 		s.openLinkTables(st.Tables)
 	}
 	s.Query, s.Seed, s.MemoryBudget, s.Strategy = st.Query, st.Seed, st.MemoryBudget, st.Strategy
-	s.Speed, s.PausedAt = st.Speed, st.PausedAt
+	s.Speed, s.PausedAt, s.AtEvent = st.Speed, st.PausedAt, st.Event
 	s.Knobs = map[string]float64{}
 	if sc := s.ScenarioInfo(); sc != nil {
 		for _, k := range sc.Knobs {

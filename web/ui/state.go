@@ -90,6 +90,8 @@ type State struct {
 	// link, holds the next run at that batch (playback.go).
 	Speed    float64
 	PausedAt int
+	// AtEvent, set by a share link, is the timeline position (events shown) the next run opens at.
+	AtEvent int
 
 	// Comparing runs every query twice, the second time under CompareStrategy ("" the planner's choice),
 	// into CompareRun; Diff is the two runs' rows compared once both are over (compare.go).
@@ -160,7 +162,12 @@ type Run struct {
 	Started                     time.Time
 	// FirstRow and Finished are wall time since Started; zero until they happen.
 	FirstRow, Finished time.Duration
-	Trace              *TraceView
+	// Trace is the run as the page shows it: the fold of its events up to the timeline's position
+	// (timeline.go), which is every event so far unless someone scrubbed, played or opened a step. Tape keeps
+	// the events and their fold as they came (Tape.Live), Timeline the position.
+	Trace    *TraceView
+	Tape     *Tape
+	Timeline TimelinePos
 	// order checks the run's messages come as the protocol says; one out of order is shown, not applied.
 	order protocol.Order
 	// wrong caches the salted teaching variant's wrong rows (wrongrows.go).
@@ -234,13 +241,14 @@ func (s *State) Apply(m protocol.Message) {
 	switch m.Type {
 	case protocol.MessageStarted:
 		r.Columns, r.Explain, r.Inputs = m.Columns, m.Explain, m.Inputs
+		r.live().Inputs = m.Inputs
 		r.Trace.Inputs = m.Inputs
 	case protocol.MessageBatch:
 		s.batchArrived(r)
 		if r.Rows.Append(m.Rows) > 0 && r.FirstRow == 0 {
 			r.FirstRow = max(time.Since(r.Started), time.Microsecond)
 		}
-		r.Trace.Dropped += m.Dropped
+		r.live().Dropped += m.Dropped
 		r.addEvents(m.Events)
 	case protocol.MessageHeld:
 		r.HeldAt = m.Held
@@ -265,14 +273,30 @@ func (r *Run) Held() bool {
 	return r.Status == StatusRunning && r.Paused && r.HeldAt > 0 && r.HeldAt == r.Batches
 }
 
-// addEvents folds trace events into the run's summary.
+// addEvents keeps trace events on the run's tape, which folds them into its live summary; a position past
+// the events so far (a link's) moves with them until they reach it.
 func (r *Run) addEvents(events []trace.Event) {
+	if r.Tape == nil {
+		r.Tape = NewTape(r.Trace)
+	}
+	before := r.Tape.Len()
 	for _, e := range events {
-		r.Trace.Add(e)
+		r.Tape.Add(e)
 	}
-	if r.Trace.Chosen != "" {
-		r.Strategy = r.Trace.Chosen
+	if r.Timeline.Fixed && r.Timeline.Pos > before {
+		r.show()
 	}
+	if c := r.Tape.Live().Chosen; c != "" {
+		r.Strategy = c
+	}
+}
+
+// live is the fold of every event of the run so far, whatever the timeline shows.
+func (r *Run) live() *TraceView {
+	if r.Tape == nil {
+		return r.Trace
+	}
+	return r.Tape.Live()
 }
 
 // Running reports whether a run is under way.
@@ -294,8 +318,10 @@ func (s *State) StartRun() {
 	}
 	s.cancelCompare()
 	s.runID++
+	// The engine runs flat out: at a speed, the page plays the picture back itself (timeline.go), so what is
+	// drawn moves at the speed over the run's own clock, and the rows come with the events that deliver them.
 	req := &protocol.Run{Query: s.Query, Scenario: s.Scenario, Seed: s.Seed, MemoryBudget: s.MemoryBudget,
-		Strategy: s.Strategy, Speed: s.Speed, PauseAfter: s.PausedAt}
+		Strategy: s.Strategy, PauseAfter: s.PausedAt}
 	if s.Scenario == OwnScenario {
 		req.Sources = map[string]protocol.Input{}
 		for _, t := range s.Tables {
@@ -314,10 +340,19 @@ func (s *State) StartRun() {
 	s.lastRun, s.DownloadNote, s.DownloadBytes = req, "", 0
 	s.Run = &Run{ID: s.runID, Status: StatusRunning, Started: time.Now(), Strategy: s.Strategy,
 		Trace: NewTraceView(), PauseAfter: s.PausedAt}
+	s.Run.Tape = NewTape(s.Run.Trace)
+	switch {
+	case s.AtEvent > 0: // a link's position: held there once the events reach it
+		s.Run.Timeline = TimelinePos{Fixed: true, Pos: s.AtEvent}
+		s.Run.show()
+	case s.Speed > 0:
+		s.Run.Timeline = TimelinePos{Fixed: true, Playing: true, Speed: s.Speed}
+		s.Run.show()
+	}
 	s.ScrollTop = 0
 	s.Env.Post(protocol.Request{Type: protocol.RequestRun, ID: s.runID, Run: req})
 	s.startCompare(req)
-	s.PausedAt = 0 // the link's pause is the run's now: Share reads it from there
+	s.PausedAt, s.AtEvent = 0, 0 // the link's pause and position are the run's now: Share reads them from there
 	s.saveFragment()
 }
 

@@ -22,8 +22,11 @@ type TraceView struct {
 	Kinds map[string]int64
 	// Recent are the last few events, newest last, for the trace panel.
 	Recent []trace.Event
-	// LastAt is the latest event time seen (virtual time where the engine keeps it).
-	LastAt time.Duration
+	// LastAt is the latest event time seen, of any event: the engine's and the connectors' events carry the
+	// simulated sources' virtual time (0 where no source keeps one), the runner's own (runnerEvent) the
+	// engine's working time. VirtualAt is the latest of the former alone, the run's virtual clock: a figure
+	// labelled virtual time reads VirtualAt, never LastAt, so the two clocks are never mixed on the page.
+	LastAt, VirtualAt time.Duration
 	// Chosen is the strategy a strategy_chose event named (the first join's), Strategies every join's in
 	// the order the event lists them, ChosenWhy the planner's reason.
 	Chosen, ChosenWhy string
@@ -86,6 +89,9 @@ func (t *TraceView) Add(e trace.Event) {
 	t.Events++
 	t.Kinds[string(e.Kind)]++
 	t.LastAt = max(t.LastAt, e.At)
+	if !runnerEvent(e) {
+		t.VirtualAt = max(t.VirtualAt, e.At)
+	}
 	if len(t.Recent) == recentEvents {
 		copy(t.Recent, t.Recent[1:])
 		t.Recent = t.Recent[:recentEvents-1]
@@ -138,6 +144,12 @@ func (t *TraceView) Add(e trace.Event) {
 	case kindPageRequested, kindPageFetched, kindTieGroupCut, kindFilterSplit, kindRefetched:
 		t.Paged.add(e.Kind, a)
 	}
+}
+
+// runnerEvent reports whether e is one the runner adds to the engine's trace (rows read from a source, rows
+// delivered to the page), stamped with the engine's working time rather than a virtual clock.
+func runnerEvent(e trace.Event) bool {
+	return e.Kind == kindScanRows || e.Kind == trace.RowsEmitted && e.Op == opOutput
 }
 
 // ms is the trace's time so far in milliseconds, the x of the Over series.

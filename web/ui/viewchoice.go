@@ -47,8 +47,8 @@ func viewFor(strategies []string) string {
 // View names the strategy view that draws the run: from the engine's strategy_chose event once it has come,
 // before that from the strategy the run was asked to use.
 func (r *Run) View() string {
-	if len(r.Trace.Strategies) > 0 {
-		return viewFor(r.Trace.Strategies)
+	if t := r.live(); len(t.Strategies) > 0 {
+		return viewFor(t.Strategies)
 	}
 	return viewOf(r.Strategy)
 }
@@ -56,7 +56,7 @@ func (r *Run) View() string {
 // DrawnStrategy is the strategy the view draws: of the run's joins, the one viewFor picked.
 func (r *Run) DrawnStrategy() string {
 	v := r.View()
-	for _, s := range r.Trace.Strategies {
+	for _, s := range r.live().Strategies {
 		if viewOf(s) == v {
 			return s
 		}

@@ -1,0 +1,542 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vugu/vugu"
+
+	"github.com/joinlab/joinlab/engine/trace"
+)
+
+// The timeline: a run shown as it stood at any of its events. The run keeps its events (Tape); the position
+// is a number of events k, and everything drawn from the trace — the strategy view, the metrics, the trace
+// panel — is the fold of the first k (Run.Trace), while the results table shows the rows delivered up to
+// them (the runner's rows_emitted "output" events say how many: a batch's rows come before its events).
+//
+// The axis is the run's virtual time, the simulated sources' clock, when the run has one; a run whose
+// sources keep none (the engine's own tables) is laid out by event number instead, since its engine events
+// carry no time at all. Playing moves the position at the speed picked, over that clock (or, with no virtual
+// clock, over the engine's working time that the runner stamps on its events), one tick of the page at a
+// time: the picture itself is paced, whatever the engine did. The engine runs flat out.
+//
+// A phase is a stretch of consecutive events of one stage of the run: planning, reading a source, one page
+// of a paged join, partitioning, joining partition pairs, re-partitioning, measuring heavy keys, salting,
+// the sweep. Events of no stage of their own (rows delivered, memory high-water, a request) belong to the
+// phase they fall in. Stepping by phase jumps to the next or previous phase's first event.
+
+// TimelinePos is where a run is shown.
+type TimelinePos struct {
+	// Fixed: the position is Pos, the number of events shown (a link may ask for more than have come: the
+	// position then waits at the last). Otherwise, the zero value, it is the run's last event and moves on as
+	// events come.
+	Fixed bool
+	Pos   int
+	// Playing: Tick moves the position on at Speed trace time per wall time.
+	Playing  bool
+	Speed    float64
+	playhead time.Duration
+	lastTick time.Time
+}
+
+// Position is the number of the run's events shown.
+func (r *Run) Position() int {
+	if r.Tape == nil {
+		return 0
+	}
+	if !r.Timeline.Fixed {
+		return r.Tape.Len()
+	}
+	return min(r.Timeline.Pos, r.Tape.Len())
+}
+
+// AtEnd reports whether the run is shown whole: following, or at its last event with none lost past the tape.
+func (r *Run) AtEnd() bool {
+	return r.Tape == nil || !r.Timeline.Fixed || r.Position() == r.Tape.Len() && r.Tape.Lost == 0 && r.Status != StatusRunning
+}
+
+// show points Trace at the fold of the events up to the position.
+func (r *Run) show() {
+	if r.Tape == nil {
+		return
+	}
+	if !r.Timeline.Fixed {
+		r.Trace = r.Tape.Live()
+		return
+	}
+	r.Trace = r.Tape.At(r.Position())
+}
+
+// Seek shows the run as it stood after its first k events, and stops playing.
+func (r *Run) Seek(k int) {
+	if r.Tape == nil {
+		return
+	}
+	r.Timeline.Fixed, r.Timeline.Playing = true, false
+	r.Timeline.Pos = max(0, min(k, r.Tape.Len()))
+	r.show()
+}
+
+// FollowLive shows the whole run, moving with its events as they come.
+func (r *Run) FollowLive() {
+	r.Timeline.Fixed, r.Timeline.Playing = false, false
+	r.show()
+}
+
+// RowsShown is how many of the run's rows the results table shows: those delivered up to the position, or
+// every row the page holds when the run is shown whole.
+func (r *Run) RowsShown() int {
+	if r.AtEnd() {
+		return r.Rows.Len()
+	}
+	return int(min(int64(r.Rows.Len()), r.Trace.Output))
+}
+
+// virtualClock reports whether the run's sources keep a virtual clock: an engine or connector event with a
+// time.
+func (t *Tape) virtualClock() bool { return t.live.VirtualAt > 0 }
+
+// Clock is each event's time on the run's clock, as a running largest so it never goes back: the virtual
+// clock when the run has one (the runner's events, which carry the engine's time, take the virtual time
+// reached before them), else the engine's working time of the runner's events (the engine's, timeless
+// there, take the time reached before them). The slice is the tape's: do not change it.
+func (t *Tape) Clock() []time.Duration {
+	if t.virtualClock() {
+		return t.virt
+	}
+	return t.eng
+}
+
+// seekClock is the number of events whose clock time is at most at.
+func seekClock(clock []time.Duration, at time.Duration) int {
+	return sort.Search(len(clock), func(i int) bool { return clock[i] > at })
+}
+
+// atEvent is the position a share link records: the run's, when it is held at an event, else the one a
+// link asked for and no run has used yet.
+func (s *State) atEvent() int {
+	if r := s.Run; r != nil {
+		if r.Timeline.Fixed && !r.Timeline.Playing {
+			return r.Timeline.Pos
+		}
+		return 0
+	}
+	return s.AtEvent
+}
+
+// Tick moves a playing run's position on by the wall time since the last tick, at the timeline's speed.
+// wasm/app calls it before each render; a run that reaches its last event stops playing once the engine is
+// done, or waits at the last while events still come.
+func (s *State) Tick(now time.Time) {
+	r := s.Run
+	if r == nil || r.Tape == nil || !r.Timeline.Playing {
+		return
+	}
+	tl := &r.Timeline
+	if !tl.lastTick.IsZero() {
+		tl.playhead += time.Duration(float64(now.Sub(tl.lastTick)) * tl.Speed)
+	}
+	tl.lastTick = now
+	clock := r.Tape.Clock()
+	k := seekClock(clock, tl.playhead)
+	if k >= len(clock) && r.Status != StatusRunning {
+		r.FollowLive()
+		s.saveFragment()
+	} else {
+		tl.Pos = k
+		r.show()
+	}
+	s.Dirty = true
+}
+
+// Play plays the run from its position (from its start when it is shown whole), at the speed picked, or at
+// 1× when the picker says flat out.
+func (s *State) Play() {
+	r := s.Run
+	if r == nil || r.Tape == nil {
+		return
+	}
+	k := r.Position()
+	if k >= r.Tape.Len() && r.Status != StatusRunning {
+		k = 0
+	}
+	r.Seek(k)
+	r.Timeline.Playing, r.Timeline.Speed = true, playSpeed(s.Speed)
+	r.Timeline.lastTick = time.Time{}
+	if k > 0 {
+		r.Timeline.playhead = r.Tape.Clock()[k-1]
+	} else {
+		r.Timeline.playhead = 0
+	}
+	s.Dirty = true
+}
+
+func playSpeed(v float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return 1
+}
+
+// StopPlaying holds the position where it is.
+func (s *State) StopPlaying() {
+	if r := s.Run; r != nil && r.Timeline.Playing {
+		r.Seek(r.Position())
+		s.saveFragment()
+	}
+}
+
+// SeekTo shows the run at k events and puts the position in the share link.
+func (s *State) SeekTo(k int) {
+	if r := s.Run; r != nil {
+		r.Seek(k)
+		s.saveFragment()
+		s.Dirty = true
+	}
+}
+
+// StepEvent moves the position by n events.
+func (s *State) StepEvent(n int) {
+	if r := s.Run; r != nil {
+		s.SeekTo(r.Position() + n)
+	}
+}
+
+// StepPhase moves the position to the start of the next phase (n > 0) or of the previous one (n < 0): the
+// first event of a phase is shown with it, so "at a phase" means the phase's first event has happened.
+func (s *State) StepPhase(n int) {
+	r := s.Run
+	if r == nil || r.Tape == nil {
+		return
+	}
+	k := r.Position()
+	starts := r.Tape.PhaseStarts()
+	if n > 0 {
+		for _, p := range starts {
+			if p.Start+1 > k {
+				s.SeekTo(p.Start + 1)
+				return
+			}
+		}
+		s.SeekTo(r.Tape.Len())
+		return
+	}
+	for i := len(starts) - 1; i >= 0; i-- {
+		if starts[i].Start+1 < k {
+			s.SeekTo(starts[i].Start + 1)
+			return
+		}
+	}
+	s.SeekTo(0)
+}
+
+// Phase is a stretch of the run's events of one stage: Start is its first event's index.
+type Phase struct {
+	Start int
+	Label string
+}
+
+// PhaseStarts lists the run's phases in order. The slice is the tape's: do not change it.
+func (t *Tape) PhaseStarts() []Phase { return t.phases }
+
+// PhaseAt is the label of the phase the k-th event (from 1) falls in; "" before any.
+func (t *Tape) PhaseAt(k int) string {
+	i := sort.Search(len(t.phases), func(i int) bool { return t.phases[i].Start >= k })
+	if i == 0 {
+		return ""
+	}
+	return t.phases[i-1].Label
+}
+
+// phaseOf names the stage an event belongs to, or "" for an event that belongs to whatever stage it falls in.
+func phaseOf(e trace.Event) string {
+	a := e.Attrs
+	on := func(stage string) string {
+		if e.Op == "" {
+			return stage
+		}
+		return stage + " (" + e.Op + ")"
+	}
+	switch e.Kind {
+	case trace.StrategyChose, kindPartitionsPruned:
+		return "planning"
+	case kindScanRows:
+		if str(a, "phase") == "plan" {
+			return "planning"
+		}
+		return "reading @" + str(a, "source")
+	case kindPartitionWritten, kindSpill:
+		return on("partitioning")
+	case kindPartitionRead, kindPairJoined:
+		return on("joining partition pairs")
+	case kindRepartition, kindHotKey:
+		return on("re-partitioning")
+	case kindHeavyKey:
+		return on("measuring heavy keys")
+	case kindSaltAssigned, kindRowsReplicated:
+		return on("salting")
+	case kindWorkerLoad:
+		return on("worker loads")
+	case kindSweepAdvanced:
+		return on("sweep")
+	}
+	if p, ok := num(a, "page"); ok && e.Kind != trace.RowsEmitted {
+		return "page " + strconv.FormatFloat(p, 'f', -1, 64)
+	}
+	return ""
+}
+
+// markerLane is one row of the timeline's marker strip: the events of some exact kinds.
+type markerLane struct {
+	ID, Label string
+	Kinds     []trace.Kind
+	// Op, when set, is the only op counted (rows delivered are the runner's output events alone).
+	Op string
+}
+
+var markerLanes = []markerLane{
+	{ID: "pages", Label: "pages", Kinds: []trace.Kind{kindPageFetched}},
+	{ID: "requests", Label: "requests", Kinds: []trace.Kind{kindRequestSent}},
+	{ID: "throttles", Label: "throttles", Kinds: []trace.Kind{kindRequestThrottled}},
+	{ID: "faults", Label: "faults", Kinds: []trace.Kind{kindRequestFailed}},
+	{ID: "spills", Label: "spills", Kinds: []trace.Kind{kindSpill}},
+	{ID: "repartitions", Label: "re-partitions", Kinds: []trace.Kind{kindRepartition}},
+	{ID: "salted", Label: "salted keys", Kinds: []trace.Kind{kindSaltAssigned}},
+	{ID: "rows", Label: "rows out", Kinds: []trace.Kind{trace.RowsEmitted}, Op: opOutput},
+}
+
+func (l markerLane) has(e trace.Event) bool {
+	if l.Op != "" && e.Op != l.Op {
+		return false
+	}
+	for _, k := range l.Kinds {
+		if e.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// stripWidth is the marker strip's width in SVG units; markers are merged into columns of one unit, so a
+// lane's path has at most stripWidth pieces however many events the run has.
+const stripWidth = 600
+
+// Lane is a marker lane as drawn: its path, and how many events it marks.
+type Lane struct {
+	ID, Label string
+	N         int
+	Path      string
+	Y         int
+}
+
+// laneHeight is one lane's height in the strip.
+const laneHeight = 12
+
+// x is where the i-th event sits on the strip, 0 to stripWidth: by virtual time, or by event number.
+func (t *Tape) x(i int) float64 {
+	n := len(t.events)
+	if t.virtualClock() {
+		if end := t.virt[n-1]; end > 0 {
+			return float64(t.virt[i]) / float64(end) * stripWidth
+		}
+		return 0
+	}
+	return float64(i+1) / float64(n) * stripWidth
+}
+
+// Lanes draws the marker strip: the lanes that mark at least one event.
+func (t *Tape) Lanes() []Lane {
+	if len(t.events) == 0 {
+		return nil
+	}
+	paths := make([]strings.Builder, len(markerLanes))
+	counts := make([]int, len(markerLanes))
+	last := make([]int, len(markerLanes))
+	for i := range last {
+		last[i] = -1
+	}
+	for _, m := range t.marks {
+		counts[m.lane]++
+		col := min(int(t.x(int(m.event))), stripWidth-1)
+		if col == last[m.lane] {
+			continue
+		}
+		last[m.lane] = col
+		b := &paths[m.lane]
+		b.WriteByte('M')
+		b.WriteString(strconv.Itoa(col))
+		b.WriteString(".5 ")
+	}
+	var out []Lane
+	for i, l := range markerLanes {
+		if counts[i] == 0 {
+			continue
+		}
+		y := len(out) * laneHeight
+		// Each piece is "Mx.5 " so far: give it its lane's y and a vertical stroke.
+		d := strings.ReplaceAll(paths[i].String(), ".5 ", ".5 "+strconv.Itoa(y+1)+"v"+strconv.Itoa(laneHeight-2))
+		out = append(out, Lane{ID: l.ID, Label: l.Label, N: counts[i], Path: d, Y: y})
+	}
+	return out
+}
+
+// TimelineView is what the timeline component draws for one render, computed once.
+type TimelineView struct {
+	K, N  int
+	Lanes []Lane
+	// Virtual says the axis is virtual time; AtText says where the position is on it.
+	Virtual bool
+	// Head is the position's x on the strip; RangeMax and RangeValue the scrubber's, in its units
+	// (microseconds of virtual time, or events).
+	Head                 float64
+	RangeMax, RangeValue int64
+	Phase                string
+	Playing, Follow      bool
+	Lost                 int64
+	clock                []time.Duration
+}
+
+// TimelineView computes the timeline of the current run, or nil when there is none.
+func (s *State) TimelineView() *TimelineView {
+	r := s.Run
+	if r == nil || r.Tape == nil {
+		return nil
+	}
+	t := r.Tape
+	v := &TimelineView{K: r.Position(), N: t.Len(), Virtual: t.virtualClock(), Playing: r.Timeline.Playing,
+		Follow: !r.Timeline.Fixed, Lost: t.Lost}
+	if v.N == 0 {
+		return v
+	}
+	v.Lanes = t.Lanes()
+	v.Phase = t.PhaseAt(v.K)
+	if v.Virtual {
+		v.clock = t.Clock()
+		end := v.clock[v.N-1]
+		v.RangeMax = end.Microseconds()
+		if v.K > 0 {
+			v.RangeValue = v.clock[v.K-1].Microseconds()
+			if end > 0 {
+				v.Head = float64(v.clock[v.K-1]) / float64(end) * stripWidth
+			}
+		}
+		return v
+	}
+	v.RangeMax, v.RangeValue = int64(v.N), int64(v.K)
+	v.Head = float64(v.K) / float64(v.N) * stripWidth
+	return v
+}
+
+// AtText says where the position is, on the axis's own clock only.
+func (v *TimelineView) AtText() string {
+	if v.N == 0 {
+		return "No trace events yet."
+	}
+	s := fmt.Sprintf("Event %s of %s", count(int64(v.K)), count(int64(v.N)))
+	if v.Virtual {
+		var at time.Duration
+		if v.K > 0 {
+			at = v.clock[v.K-1]
+		}
+		s += fmt.Sprintf(" · virtual time %s of %s", fullDuration(at), fullDuration(v.clock[v.N-1]))
+	}
+	if v.Phase != "" {
+		s += " · " + v.Phase
+	}
+	return s
+}
+
+// AxisText names the axis, so no one reads virtual time as wall time or the reverse.
+func (v *TimelineView) AxisText() string {
+	if v.Virtual {
+		return "Axis: virtual time, the simulated sources' clock (not the wall time this page took)."
+	}
+	return "Axis: event number. These sources keep no virtual clock, and the engine's events carry no time."
+}
+
+// LostText says how much of the run the timeline covers, when not all of it.
+func (v *TimelineView) LostText() string {
+	if v.Lost == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The timeline covers the first %s events; %s later ones are in the whole run's figures only.",
+		count(int64(v.N)), count(v.Lost))
+}
+
+// seekRange is the position a scrubber value names: the events up to that virtual time, or that many.
+func (v *TimelineView) seekRange(value int64) int {
+	if v.Virtual {
+		return seekClock(v.clock, time.Duration(value)*time.Microsecond)
+	}
+	return int(value)
+}
+
+// fullDuration is a duration to the microsecond, so two events close in time are told apart.
+func fullDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%.3f ms", float64(d.Microseconds())/1000)
+	}
+	return fmt.Sprintf("%.6f s", d.Seconds())
+}
+
+// Timeline is the timeline component: the marker strip, the scrubber and the step buttons.
+type Timeline struct {
+	State *State
+	v     *TimelineView
+}
+
+// Compute prepares the timeline for this build.
+func (c *Timeline) Compute() { c.v = c.State.TimelineView() }
+
+// V is the timeline as computed for this build.
+func (c *Timeline) V() *TimelineView { return c.v }
+
+func (c *Timeline) Scrub(e vugu.DOMEvent) {
+	text := e.PropString("target", "value")
+	value, err := strconv.ParseFloat(text, 64)
+	if err != nil || c.v == nil {
+		return
+	}
+	c.State.SeekTo(c.v.seekRange(int64(value)))
+}
+
+func (c *Timeline) TogglePlay() {
+	if c.State.Run != nil && c.State.Run.Timeline.Playing {
+		c.State.StopPlaying()
+		return
+	}
+	c.State.Play()
+}
+
+func (c *Timeline) PlayText() string {
+	if c.v != nil && c.v.Playing {
+		return "Pause playback"
+	}
+	return "Play"
+}
+
+func (c *Timeline) Live() {
+	if r := c.State.Run; r != nil {
+		r.FollowLive()
+		c.State.saveFragment()
+	}
+}
+
+// StripHeight is the strip's height in SVG units.
+func (c *Timeline) StripHeight() int { return max(1, len(c.v.Lanes)) * laneHeight }
+
+// HeadPath is the position's line across every lane.
+func (c *Timeline) HeadPath() string {
+	return fmt.Sprintf("M%.1f 0v%d", c.v.Head, c.StripHeight())
+}
+
+func (c *Timeline) Itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// LaneText is a lane's legend entry.
+func (c *Timeline) LaneText(l Lane) string { return l.Label + " " + count(int64(l.N)) }
