@@ -258,12 +258,14 @@ func (s *State) Apply(m protocol.Message) {
 		if m.Stats != nil && m.Stats.Strategy != "" {
 			r.Strategy = m.Stats.Strategy
 		}
+		s.freezeWalk()
 	case protocol.MessageError:
 		r.Status, r.Err, r.Stats = StatusFailed, m.Error, m.Stats
 		if m.Error != nil && m.Error.Canceled {
 			r.Status = StatusCanceled
 		}
 		r.Finished = time.Since(r.Started)
+		s.freezeWalk()
 	}
 }
 

@@ -204,7 +204,7 @@ func (w *Walk) observe(m protocol.Message) {
 		return
 	}
 	for _, e := range m.Events {
-		if e.Kind == "scan_rows" || (e.Kind == trace.RowsEmitted && e.Op == "output") {
+		if runnerEvent(e) {
 			continue
 		}
 		w.events = append(w.events, e)
@@ -320,6 +320,7 @@ func (s *State) OpenWalkStep(name string, k int) {
 	if key != w.runKey || s.Run == nil || s.Run.ID != w.runID || s.Run.Status == StatusCanceled {
 		s.startWalkRun(key, st.Runs[step.Run])
 	}
+	s.freezeWalk()
 	s.saveFragment()
 }
 
@@ -493,21 +494,8 @@ func (v *WalkView) PauseText() string {
 	return fmt.Sprintf("At the end of the run (%d events)", len(v.All))
 }
 
-// Attr is one attribute of the paused event, for the list.
+// Attr is one named figure, for a list.
 type Attr struct{ Name, Value string }
-
-// PausedAttrs lists the paused event's attributes, sorted by name.
-func (v *WalkView) PausedAttrs() []Attr {
-	e := v.PausedEvent()
-	if e == nil {
-		return nil
-	}
-	var out []Attr
-	for _, k := range sortedNames(e.Attrs) {
-		out = append(out, Attr{k, compact(e.Attrs[k])})
-	}
-	return out
-}
 
 // TraceTail is the last few events up to the pause point, each with its number.
 func (v *WalkView) TraceTail() []string {
@@ -648,7 +636,8 @@ func (v *WalkView) Columns() []string {
 	return v.run.Columns
 }
 
-// ResultRows are the first rows of the result.
+// ResultRows are the first rows of the whole result: the step's facts and highlights speak of the run's
+// answer. Those delivered after the pause point are marked as later (ResultClass).
 func (v *WalkView) ResultRows() [][]string {
 	if v.run == nil {
 		return nil
@@ -656,7 +645,25 @@ func (v *WalkView) ResultRows() [][]string {
 	return v.run.Rows.Slice(0, min(v.run.Rows.Len(), walkRowsShown), len(v.run.Columns))
 }
 
-// ResultText says how many rows the run output.
+// shownRows is how many rows the run had delivered at the pause point (all of them for a step with none).
+func (v *WalkView) shownRows() int {
+	if v.Paused < 0 {
+		return v.run.Rows.Len()
+	}
+	return v.run.RowsShown()
+}
+
+// ResultClass is result row i's class: highlighted or not, and "later" when the run delivered it after the
+// pause point.
+func (v *WalkView) ResultClass(i int, key string) string {
+	c := v.Mark(key)
+	if v.run != nil && i >= v.shownRows() {
+		c = strings.TrimSpace(c + " later")
+	}
+	return c
+}
+
+// ResultText says how many rows the run output, up to the pause point and in all.
 func (v *WalkView) ResultText() string {
 	if v.run == nil {
 		return ""
@@ -670,7 +677,8 @@ func (v *WalkView) ResultText() string {
 	n := statsRows(v.run)
 	text := fmt.Sprintf("The run output %s rows", count(n))
 	if v.Paused >= 0 {
-		text = fmt.Sprintf("The whole run, past the pause point, output %s rows", count(n))
+		text = fmt.Sprintf("Up to the pause point the run had delivered %s rows; the whole run output %s (rows delivered later are greyed)",
+			count(int64(v.shownRows())), count(n))
 	}
 	if n > walkRowsShown {
 		text += fmt.Sprintf(" (the first %d shown; the Results tab has them all)", walkRowsShown)
@@ -697,7 +705,11 @@ func (v *WalkView) Details() []Attr {
 	var out []Attr
 	for _, k := range sortedNames(want) {
 		if val, ok := v.run.Stats.Details[k]; ok {
-			out = append(out, Attr{k, compact(val)})
+			text := compact(val)
+			if _, ok := toFloat(val); ok {
+				text = figureText(k, val)
+			}
+			out = append(out, Attr{k, text})
 		}
 	}
 	return out
@@ -748,7 +760,7 @@ func (v *WalkView) Facts() []FactView {
 	var out []FactView
 	for _, f := range v.allFacts() {
 		why := v.check(f)
-		out = append(out, FactView{Text: compact(f), Holds: why == "", Why: why})
+		out = append(out, FactView{Text: factSentence(f), Holds: why == "", Why: why})
 	}
 	return out
 }

@@ -454,37 +454,48 @@ func (c *Walkthrough) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
 							vgparent.AppendChild(vgn)
 							if c.V().PausedEvent() != nil {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "walk-attrs"}}}
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "walk-sentence"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "walk-sentence"}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(c.V().PausedSentence())
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+							vgparent.AppendChild(vgn)
+							if c.V().PausedEvent() != nil {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "walk-figures"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "walk-attrs"}}}
 								vgparent.AppendChild(vgn)
 								{
 									vgparent := vgn
 									_ = vgparent
 									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t\t"}
 									vgparent.AppendChild(vgn)
-									for vgiterkeyt, a := range c.V().PausedAttrs() {
-										var vgiterkey interface{} = vgiterkeyt
-										_ = vgiterkey
-										a := a
-										_ = a
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
-										vgn.AddAttrInterface("class", c.V().Mark("attr:"+a.Name))
-										vgn.AddAttrInterface("data-hl", "attr:"+a.Name)
-										{
-											vgparent := vgn
-											_ = vgparent
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
-											vgparent.AppendChild(vgn)
-											vgn.SetInnerHTML(a.Name)
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " "}
-											vgparent.AppendChild(vgn)
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-											vgparent.AppendChild(vgn)
-											vgn.SetInnerHTML(a.Value)
-										}
-									}
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
 									vgparent.AppendChild(vgn)
+									{
+										vgparent := vgn
+										_ = vgparent
+										for vgiterkeyt, a := range c.V().PausedFigures() {
+											var vgiterkey interface{} = vgiterkeyt
+											_ = vgiterkey
+											a := a
+											_ = a
+											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
+											vgparent.AppendChild(vgn)
+											vgn.AddAttrInterface("class", c.V().Mark("attr:"+a.Name))
+											vgn.AddAttrInterface("data-hl", "attr:"+a.Name)
+											{
+												vgparent := vgn
+												_ = vgparent
+												vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute(nil)}
+												vgparent.AppendChild(vgn)
+												vgn.SetInnerHTML(a.Name)
+												vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
+												vgparent.AppendChild(vgn)
+												vgn.SetInnerHTML(a.Value)
+											}
+										}
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
+										vgparent.AppendChild(vgn)
+									}
 								}
 							}
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t\t"}
@@ -607,7 +618,7 @@ func (c *Walkthrough) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 											_ = row
 											vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
 											vgparent.AppendChild(vgn)
-											vgn.AddAttrInterface("class", c.V().Mark(c.ResultKey(i)))
+											vgn.AddAttrInterface("class", c.V().ResultClass(i, c.ResultKey(i)))
 											vgn.AddAttrInterface("data-hl", c.ResultKey(i))
 											{
 												vgparent := vgn

@@ -3,12 +3,15 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 	"github.com/joinlab/joinlab/web/walkthrough"
@@ -138,6 +141,7 @@ func TestEveryStepHoldsInThePage(t *testing.T) {
 					t.Errorf("%s step %d: %s: %s", st.Name, k, f.Text, f.Why)
 				}
 			}
+			checkFrozen(t, fmt.Sprintf("%s step %d", st.Name, k), s, v)
 			html, _ := render(t, s)
 			// The view under the step draws the step's run as strategy_chose names its joins: the interval
 			// story's sweep under a lookup join is a sweep, the salting trap the salted view with its
@@ -162,6 +166,52 @@ func TestEveryStepHoldsInThePage(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkFrozen checks that the page under a step that pauses shows the run as it stood at the pause point:
+// the timeline is at the pause event, and what the views draw is the Fold of the events up to it.
+func checkFrozen(t *testing.T, where string, s *State, v *WalkView) {
+	t.Helper()
+	r := s.Run
+	if v.Paused < 0 {
+		if !r.AtEnd() {
+			t.Errorf("%s pauses nowhere, yet the page shows %d of %d events", where, r.Position(), r.Tape.Len())
+		}
+		return
+	}
+	k := r.Position()
+	if k == 0 || r.AtEnd() && k != r.Tape.Len() {
+		t.Fatalf("%s: the page is at event %d of %d", where, k, r.Tape.Len())
+	}
+	events := make([]trace.Event, k)
+	engine := 0
+	for i := range events {
+		events[i] = r.Tape.Event(i)
+		if !runnerEvent(events[i]) {
+			engine++
+		}
+	}
+	if p := v.PausedEvent(); events[k-1].Kind != p.Kind || !reflect.DeepEqual(events[k-1].Attrs, p.Attrs) {
+		t.Errorf("%s: the page's last event is %s, the step pauses at %s", where, events[k-1].Kind, p.Kind)
+	}
+	if engine != len(v.Events) {
+		t.Errorf("%s: the page shows %d engine events, the step %d", where, engine, len(v.Events))
+	}
+	fresh := Fold(events)
+	fresh.Inputs = r.Trace.Inputs
+	if !reflect.DeepEqual(r.Trace, fresh) {
+		t.Errorf("%s: the views draw something other than the fold of the %d events up to the pause", where, k)
+	}
+	// A page is drawn for each page fetched, or each window the time-window baseline asked for.
+	pages := 0
+	for _, e := range v.Events {
+		if e.Kind == kindPageFetched || e.Kind == kindPageRequested && e.Attrs["phase"] == "window" {
+			pages++
+		}
+	}
+	if len(r.Trace.Paged.Pages) != min(pages, maxPages) {
+		t.Errorf("%s: the paged view draws %d pages, %d were fetched up to the pause", where, len(r.Trace.Paged.Pages), pages)
 	}
 }
 
