@@ -59,17 +59,22 @@ func TestCompareMarksBaselineRows(t *testing.T) {
 	p.checkConsole()
 }
 
-// TestSpeedPlaysBackVirtualTime plays the small Okta scenario (about 0.7 s of virtual time) in slow motion:
-// the run is seen part-way, with some of its requests sent, which flat out is over before the page renders.
-// The speed goes into the share link.
+// TestSpeedPlaysBackVirtualTime plays the small Okta scenario (about 0.4 s of virtual time) in slow motion:
+// the page plays the picture back itself, so the run is seen part-way, with some of its requests sent and
+// not all its events, which flat out is over before the page renders; and the playback ends with the
+// picture, not seconds after it. The speed goes into the share link.
 func TestSpeedPlaysBackVirtualTime(t *testing.T) {
 	p := openPlayground(t)
 	defer p.screenshot("speed")
 	p.pick("#scenario", "okta-crowdstrike-small")
 	p.pick("#speed", "0.1")
 	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
-	p.waitFor("a request shown while running", `/^Running/.test(`+status+`) &&
-		document.querySelector("#chart-requests") !== null`, runTimeout)
+	p.waitFor("a request shown part-way through the playback", `/^Playing back at 0.1×/.test(`+status+`) &&
+		document.querySelector("#chart-requests") !== null && (() => { const tl = document.querySelector("#timeline");
+		return tl !== null && Number(tl.dataset.k) > 0 && Number(tl.dataset.k) < Number(tl.dataset.n); })()`, runTimeout)
+	if at := evaluate[string](p, `document.querySelector("#tl-at").textContent`); !strings.Contains(at, "virtual time") {
+		t.Errorf("the timeline says %q, not where it is in virtual time", at)
+	}
 	link := evaluate[string](p, `location.href`)
 	if s := p.waitDone(2 * runTimeout); !strings.HasPrefix(s, "Done") {
 		t.Fatalf("status %q", s)

@@ -109,6 +109,7 @@ func TestWalkthroughsStepThrough(t *testing.T) {
 	whole := fulltest.Pick(fulltest.New(t), ws)
 	p := openPlayground(t)
 	for _, w := range ws {
+		states := stepStates(t, w)
 		p.waitFor("the walkthrough picker", fmt.Sprintf(`(() => { const s = document.querySelector("#walk-pick");
 			return s !== null && !s.disabled && [...s.options].some(o => o.value === %q); })()`, w.Name), loadTimeout)
 		p.pick("#walk-pick", w.Name)
@@ -128,6 +129,7 @@ func TestWalkthroughsStepThrough(t *testing.T) {
 				t.Errorf("%s step %d: the step's link is %q, want %q", w.Name, k, got, want)
 			}
 			p.checkStep(w, k)
+			p.checkFrozen(w, states[k])
 		}
 		if n := steps; n > 1 {
 			p.do("back", chromedp.Click(chromedp.CSS("#walk-back")))
@@ -148,5 +150,20 @@ func TestWalkthroughLinkOpensStep(t *testing.T) {
 	p.do("open the link", chromedp.Navigate("about:blank"), chromedp.Navigate(link))
 	p.waitStep(w, k)
 	p.checkStep(w, k)
+	p.checkFrozen(w, stepStates(t, w)[k])
 	p.checkConsole()
+}
+
+// stepStates runs a walkthrough natively and returns each step's state at its pause point, by step number.
+func stepStates(t *testing.T, w *walkthrough.Walkthrough) map[int]*walkthrough.StepState {
+	t.Helper()
+	states, err := w.States()
+	if err != nil {
+		t.Fatalf("walkthrough %s natively: %v", w.Name, err)
+	}
+	out := map[int]*walkthrough.StepState{}
+	for _, st := range states {
+		out[st.Number] = st
+	}
+	return out
 }

@@ -29,6 +29,14 @@ func (c *Root) StatusText() string {
 		return "Ready."
 	}
 	r := s.Run
+	if r.Timeline.Playing {
+		engine := "the engine is still running"
+		if r.Status != StatusRunning {
+			engine = "the engine has finished"
+		}
+		return fmt.Sprintf("Playing back at %s×: event %s of %s so far; %s.", SpeedText(r.Timeline.Speed),
+			count(int64(r.Position())), count(int64(r.Tape.Len())), engine)
+	}
 	switch r.Status {
 	case StatusRunning:
 		if r.Paused {
