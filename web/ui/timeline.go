@@ -347,11 +347,20 @@ func (t *Tape) x(i int) float64 {
 	return float64(i+1) / float64(n) * stripWidth
 }
 
-// Lanes draws the marker strip: the lanes that mark at least one event.
+// Lanes draws the marker strip: the lanes that mark at least one event. They are drawn again only when
+// events have come since, so a render of a still run costs nothing here.
 func (t *Tape) Lanes() []Lane {
 	if len(t.events) == 0 {
 		return nil
 	}
+	if t.lanesAt == len(t.events) {
+		return t.lanes
+	}
+	t.lanes, t.lanesAt = t.drawLanes(), len(t.events)
+	return t.lanes
+}
+
+func (t *Tape) drawLanes() []Lane {
 	paths := make([]strings.Builder, len(markerLanes))
 	counts := make([]int, len(markerLanes))
 	last := make([]int, len(markerLanes))
