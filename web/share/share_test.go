@@ -73,6 +73,10 @@ func TestParseJSON(t *testing.T) {
 		{"playback", `{"speed":10,"paused_at":4}`, ""},
 		{"negative speed", `{"speed":-1}`, "speed"},
 		{"huge speed", `{"speed":1e300}`, "speed"},
+		{"timeline position", `{"event":37}`, ""},
+		{"negative event", `{"event":-1}`, "event"},
+		{"huge event", `{"event":99999999}`, "event"},
+		{"fractional event", `{"event":2.5}`, "malformed"},
 		{"negative paused_at", `{"paused_at":-2}`, "paused_at"},
 		{"huge paused_at", `{"paused_at":99999999}`, "paused_at"},
 		{"negative budget", `{"memory_budget":-1}`, "memory budget"},
@@ -171,5 +175,22 @@ func TestTablesInState(t *testing.T) {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("tables %.80v: no error", bad.Tables)
 		}
+	}
+}
+
+// A link made before states carried the timeline's position still opens, at the whole run.
+func TestLinkWithoutEventStillOpens(t *testing.T) {
+	const old = "s1.qlYqTk7NSyzKzFeyUiotTi0q1s3JLC5JzSvWTS9KTE5V0lEqTk1NUbIy1FEqLoCwDHSUChJLi1NT4hNLlKxMagEBAAD__w"
+	s, err := DecodeFragment(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Scenario != "users-listens-grace" || s.Speed != 10 || s.PausedAt != 4 || s.Event != 0 {
+		t.Errorf("decoded %s", s)
+	}
+	s.Event = 12
+	got, err := DecodeFragment(s.Fragment())
+	if err != nil || got.Event != 12 {
+		t.Errorf("a position round-trips as %+v, %v", got, err)
 	}
 }
