@@ -6,9 +6,10 @@ import (
 )
 
 // Playback speed and the paused step. A run's trace keeps its own time (the simulated sources' virtual clock,
-// or the engine's working time); the engine plays it back at State.Speed (web/runner/pace.go), so the views
-// move as the sources would have answered, or in slow motion. A share link carries the speed and, for a run
-// paused when the link was made, the batch it was paused at: the next run is held at that batch.
+// or the engine's working time); the page plays the picture back at State.Speed over that clock (the
+// timeline, timeline.go), so the views move as the sources would have answered, or in slow motion, while the
+// engine runs flat out. A share link carries the speed and, for a run paused when the link was made, the
+// batch it was paused at: the next run is held at that batch.
 
 // Speed is one entry of the speed picker.
 type Speed struct {

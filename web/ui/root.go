@@ -29,7 +29,7 @@ func (c *Root) StatusText() string {
 		return "Ready."
 	}
 	r := s.Run
-	if r.Timeline.Playing {
+	if r.Timeline.Playing && !(r.Status == StatusRunning && r.Paused) { // an engine's hold says so first
 		engine := "the engine is still running"
 		if r.Status != StatusRunning {
 			engine = "the engine has finished"

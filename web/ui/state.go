@@ -86,8 +86,8 @@ type State struct {
 	MemoryBudget int64
 	Strategy     string
 	Tables       []Table
-	// Speed plays the run back at this much trace time per wall time (0: flat out); PausedAt, set by a share
-	// link, holds the next run at that batch (playback.go).
+	// Speed plays the picture of the next run back at this much trace time per wall time (0: as it comes);
+	// PausedAt, set by a share link, holds the next run at that batch (playback.go).
 	Speed    float64
 	PausedAt int
 	// AtEvent, set by a share link, is the timeline position (events shown) the next run opens at.

@@ -328,3 +328,28 @@ func TestPlaybackPacesThePicture(t *testing.T) {
 		t.Errorf("timeline %+v", v)
 	}
 }
+
+// BenchmarkTapeAt scrubs a tape of 50,000 mixed events (the most the runner sends a run) back and forth
+// between positions a checkpoint's length apart less one, the most events one At folds.
+func BenchmarkTapeAt(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 3))
+	tape := NewTape(nil)
+	for i := range 50_000 {
+		at := time.Duration(i) * time.Millisecond
+		switch r.IntN(4) {
+		case 0:
+			tape.Add(trace.Event{Kind: kindPageFetched, At: at, Op: "paged", Attrs: map[string]any{"page": float64(i), "rows": 10.0}})
+		case 1:
+			tape.Add(trace.Event{Kind: kindRequestSent, At: at, Attrs: map[string]any{"native": "GET /x", "source": "S"}})
+		case 2:
+			tape.Add(trace.Event{Kind: trace.RowsEmitted, At: at, Op: opOutput, Attrs: map[string]any{"rows": 1.0, "total": float64(i)}})
+		default:
+			tape.Add(trace.Event{Kind: kindPartitionWritten, At: at, Op: "grace", Attrs: map[string]any{"partition": fmt.Sprint(r.IntN(80)), "rows": 5.0}})
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		k := (i%40)*checkpointEvery + checkpointEvery - 1
+		tape.At(k)
+	}
+}

@@ -466,6 +466,15 @@ func (v *TimelineView) AxisText() string {
 	return "Axis: event number. These sources keep no virtual clock, and the engine's events carry no time."
 }
 
+// ScopeText says what follows the position and what does not, while the page is not showing the whole run.
+func (v *TimelineView) ScopeText() string {
+	if v.Follow {
+		return ""
+	}
+	return "The strategy view, the metrics drawn from the trace, the trace panel and the results show the run " +
+		"as it stood after this event; the run's totals from the engine (rows out, time, Details) are the whole run's."
+}
+
 // LostText says how much of the run the timeline covers, when not all of it.
 func (v *TimelineView) LostText() string {
 	if v.Lost == 0 {

@@ -210,6 +210,13 @@ func (c *Timeline) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn.SetInnerHTML(c.V().AxisText())
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 				vgparent.AppendChild(vgn)
+				if c.V().ScopeText() != "" {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "tl-scope"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "timeline-axis"}}}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(c.V().ScopeText())
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
+				vgparent.AppendChild(vgn)
 				if c.V().LostText() != "" {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "tl-lost"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "timeline-lost"}}}
 					vgparent.AppendChild(vgn)

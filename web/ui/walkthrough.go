@@ -362,6 +362,9 @@ func (s *State) CloseWalk() {
 	if s.Walk != nil {
 		s.Walk.Open = nil
 	}
+	if s.Run != nil {
+		s.Run.FollowLive() // no longer frozen at a step: the whole run
+	}
 	s.saveFragment()
 }
 
