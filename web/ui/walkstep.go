@@ -213,6 +213,13 @@ func eventSentence(e trace.Event) string {
 		s = fmt.Sprintf("Worker %s holds %s rows before salting and %s after", f("worker"), f("load_before"), f("load_after"))
 	default:
 		s = "A " + kindWords(string(e.Kind)) + " event"
+		if len(a) > 0 {
+			figures := make(map[string]any, len(a))
+			for k, v := range a {
+				figures[k] = figureText(k, v)
+			}
+			s += " with " + pairsText(figures, nil)
+		}
 	}
 	if e.Op != "" {
 		s += " (" + e.Op + ")"

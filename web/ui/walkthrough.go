@@ -500,12 +500,18 @@ func (v *WalkView) PauseText() string {
 // Attr is one named figure, for a list.
 type Attr struct{ Name, Value string }
 
-// TraceTail is the last few events up to the pause point, each with its number.
+// TraceTail is the last few events up to the pause point, each with its number and, on a virtual clock,
+// its time, told as sentences (eventSentence).
 func (v *WalkView) TraceTail() []string {
 	lo := max(0, len(v.Events)-walkTraceShown)
 	var out []string
 	for i := lo; i < len(v.Events); i++ {
-		out = append(out, fmt.Sprintf("%d. %s", i+1, Describe(v.Events[i])))
+		e := v.Events[i]
+		line := fmt.Sprintf("%d. %s", i+1, eventSentence(e))
+		if e.At > 0 { // the walkthrough's events are the engine's own: their time is the virtual clock
+			line = fmt.Sprintf("%d. At %s of virtual time: %s", i+1, fullDuration(e.At), eventSentence(e))
+		}
+		out = append(out, line)
 	}
 	return out
 }
