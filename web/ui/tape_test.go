@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -351,5 +352,29 @@ func BenchmarkTapeAt(b *testing.B) {
 	for i := range b.N {
 		k := (i%40)*checkpointEvery + checkpointEvery - 1
 		tape.At(k)
+	}
+}
+
+// Events the engine did not send, or past the tape's bound, are said on the page: the timeline covers the
+// first ones only, and the end of the tape is not the end of the run.
+func TestTimelineSaysWhatItCovers(t *testing.T) {
+	s, _ := ready(t)
+	s.StartRun()
+	id := s.Run.ID
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Dropped: 7, Events: []trace.Event{
+		{Kind: trace.RowsEmitted, Op: opOutput, Attrs: map[string]any{"rows": 1.0, "total": 1.0}}}, Rows: "a"})
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "b"}) // rows whose output event was dropped
+	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 2}})
+	v := s.TimelineView()
+	if v.Lost != 7 || !strings.Contains(v.LostText(), "first 1 events; 7 later") {
+		t.Errorf("lost %d: %q", v.Lost, v.LostText())
+	}
+	if s.Run.RowsShown() != 2 {
+		t.Errorf("the whole run shows %d rows", s.Run.RowsShown())
+	}
+	s.SeekTo(1)
+	if s.Run.AtEnd() || s.Run.RowsShown() != 1 {
+		t.Errorf("at the tape's last event: at end %v, %d rows", s.Run.AtEnd(), s.Run.RowsShown())
 	}
 }

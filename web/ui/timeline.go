@@ -53,9 +53,11 @@ func (r *Run) Position() int {
 	return min(r.Timeline.Pos, r.Tape.Len())
 }
 
-// AtEnd reports whether the run is shown whole: following, or at its last event with none lost past the tape.
+// AtEnd reports whether the run is shown whole: following, or at its last event when the tape holds them all
+// (none past its bound, none the engine did not send).
 func (r *Run) AtEnd() bool {
-	return r.Tape == nil || !r.Timeline.Fixed || r.Position() == r.Tape.Len() && r.Tape.Lost == 0 && r.Status != StatusRunning
+	return r.Tape == nil || !r.Timeline.Fixed ||
+		r.Position() == r.Tape.Len() && r.Tape.Lost == 0 && r.Tape.Live().Dropped == 0 && r.Status != StatusRunning
 }
 
 // show points Trace at the fold of the events up to the position.
@@ -396,6 +398,8 @@ func (t *Tape) drawLanes() []Lane {
 type TimelineView struct {
 	K, N  int
 	Lanes []Lane
+	// Lost counts the run's events the timeline does not hold: past the tape's bound, or never sent by the
+	// engine (Message.Dropped).
 	// Virtual says the axis is virtual time; AtText says where the position is on it.
 	Virtual bool
 	// Head is the position's x on the strip; RangeMax and RangeValue the scrubber's, in its units
@@ -416,7 +420,7 @@ func (s *State) TimelineView() *TimelineView {
 	}
 	t := r.Tape
 	v := &TimelineView{K: r.Position(), N: t.Len(), Virtual: t.virtualClock(), Playing: r.Timeline.Playing,
-		Follow: !r.Timeline.Fixed, Lost: t.Lost}
+		Follow: !r.Timeline.Fixed, Lost: t.Lost + t.Live().Dropped}
 	if v.N == 0 {
 		return v
 	}
@@ -480,8 +484,8 @@ func (v *TimelineView) LostText() string {
 	if v.Lost == 0 {
 		return ""
 	}
-	return fmt.Sprintf("The timeline covers the first %s events; %s later ones are in the whole run's figures only.",
-		count(int64(v.N)), count(v.Lost))
+	return fmt.Sprintf("The timeline covers the run's first %s events; %s later ones were not kept (the engine "+
+		"sends a page at most 50,000 a run), so they are in the whole run's figures only.", count(int64(v.N)), count(v.Lost))
 }
 
 // seekRange is the position a scrubber value names: the events up to that virtual time, or that many.
