@@ -85,7 +85,7 @@ func (c *Metrics) Charts() []Chart {
 		top := slices.Max(ch.s.Y)
 		span := time.Duration(ch.s.X[len(ch.s.X)-1] * float64(time.Millisecond))
 		out = append(out, Chart{ID: ch.id, Label: ch.label, Points: ch.s.Polyline(chartW, chartH),
-			Top: ch.fmt(top), Span: fmtDuration(span), Unit: "trace time"})
+			Top: ch.fmt(top), Span: fmtDuration(span), Unit: t.ClockName()})
 	}
 	return out
 }

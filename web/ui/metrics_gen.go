@@ -198,7 +198,7 @@ func (c *Metrics) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgparent.AppendChild(vgn)
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "chart-span"}}}
 							vgparent.AppendChild(vgn)
-							vgn.SetInnerHTML("over " + ch.Span + " of trace time")
+							vgn.SetInnerHTML("over " + ch.Span + " of " + ch.Unit)
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t\t"}
 						vgparent.AppendChild(vgn)

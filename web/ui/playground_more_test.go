@@ -199,7 +199,7 @@ func TestMetricsShowConnectorFiguresAndCharts(t *testing.T) {
 	}
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "1", Events: events})
 	html, _ := render(t, s)
-	for _, want := range []string{`id="chart-rows"`, `id="chart-requests"`, `id="chart-memory"`, "up to 5.0 MiB", "over 500.0ms of trace time"} {
+	for _, want := range []string{`id="chart-rows"`, `id="chart-requests"`, `id="chart-memory"`, "up to 5.0 MiB", "over 500.0ms of virtual time"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("running: metrics lack %q", want)
 		}

@@ -152,8 +152,24 @@ func runnerEvent(e trace.Event) bool {
 	return e.Kind == kindScanRows || e.Kind == trace.RowsEmitted && e.Op == opOutput
 }
 
-// ms is the trace's time so far in milliseconds, the x of the Over series.
-func (t *TraceView) ms() float64 { return float64(t.LastAt) / float64(time.Millisecond) }
+// ms is the trace's time so far in milliseconds, the x of the Over series: the virtual clock once the run
+// shows one, else the engine's working time the runner stamps on its events (ClockName says which), so a
+// chart never plots one clock against the other.
+func (t *TraceView) ms() float64 {
+	at := t.LastAt
+	if t.VirtualAt > 0 {
+		at = t.VirtualAt
+	}
+	return float64(at) / float64(time.Millisecond)
+}
+
+// ClockName names the clock of the Over series' x axis.
+func (t *TraceView) ClockName() string {
+	if t.VirtualAt > 0 {
+		return "virtual time"
+	}
+	return "engine time"
+}
 
 // addScan follows a source's reading. Reads while planning (a strategy measuring its input) are tallied
 // apart, so the build and probe bars show the run; a source read again (a nested loop's inner side) shows
