@@ -378,3 +378,31 @@ func TestTimelineSaysWhatItCovers(t *testing.T) {
 		t.Errorf("at the tape's last event: at end %v, %d rows", s.Run.AtEnd(), s.Run.RowsShown())
 	}
 }
+
+// The timeline of a real paged run is drawn: a lane per kind of marker it has, the position on the virtual
+// clock, and the scrubber spanning the run's virtual time.
+func TestTimelineRendersARealRun(t *testing.T) {
+	s, _ := ready(t)
+	s.Catalogue = *runner.Catalogue()
+	s.PickScenario("okta-crowdstrike-small")
+	streamInto(t, s, &protocol.Run{Query: s.Query, Scenario: s.Scenario, Seed: 1, Knobs: s.Knobs})
+	html, _ := render(t, s)
+	for _, want := range []string{`id="timeline"`, `id="tl-lane-pages"`, `id="tl-lane-requests"`, `id="tl-lane-rows"`,
+		"virtual time", "Axis: virtual time"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the timeline lacks %q", want)
+		}
+	}
+	if strings.Contains(html, `id="tl-lane-spills"`) {
+		t.Error("a lane drawn for spills, which a paged run has none of")
+	}
+	v := s.TimelineView()
+	if want := s.Run.Stats.VirtualTotal * 1000; v.RangeMax != int64(want) && v.RangeMax != int64(want)-1 {
+		t.Errorf("the scrubber spans %d µs, the run's virtual clock ended at %.0f µs", v.RangeMax, want)
+	}
+	s.SeekTo(3)
+	html, _ = render(t, s)
+	if !strings.Contains(html, `data-k="3"`) || !strings.Contains(html, "Event 3 of ") || !strings.Contains(html, `id="tl-scope"`) {
+		t.Errorf("at event 3 the timeline does not say so")
+	}
+}
