@@ -35,6 +35,9 @@ func (s *State) SetSpeed(text string) {
 		return
 	}
 	s.Speed = v
+	if r := s.Run; r != nil && r.Timeline.Playing {
+		r.Timeline.Speed = playSpeed(v) // a picture playing goes on at the new speed
+	}
 	s.saveFragment()
 }
 

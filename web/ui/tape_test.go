@@ -316,9 +316,15 @@ func TestPlaybackPacesThePicture(t *testing.T) {
 	if r.Position() != 6 || r.Trace.Requests != 6 || r.RowsShown() != 0 {
 		t.Errorf("after 1 s at 0.5×: at %d, %d requests, %d rows", r.Position(), r.Trace.Requests, r.RowsShown())
 	}
-	s.Tick(t0.Add(1700 * time.Millisecond)) // 850 ms: the requests up to 800 ms
+	s.SetSpeed("2") // the picker moved while playing: 0.1 s at 2× is 200 ms more, to 700 ms
+	s.Tick(t0.Add(1100 * time.Millisecond))
+	if r.Position() != 8 {
+		t.Errorf("after 0.1 s more at 2×: at %d", r.Position())
+	}
+	s.SetSpeed("0.5")
+	s.Tick(t0.Add(1400 * time.Millisecond)) // 150 ms more: 850 ms, the requests up to 800 ms
 	if r.Position() != 9 || !r.Timeline.Playing {
-		t.Errorf("after 1.7 s: at %d", r.Position())
+		t.Errorf("after 1.4 s: at %d", r.Position())
 	}
 	s.Tick(t0.Add(2 * time.Second)) // past the end: the whole run, no longer playing
 	if !r.AtEnd() || r.Timeline.Playing || r.RowsShown() != 1 {
