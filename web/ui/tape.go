@@ -32,10 +32,10 @@ type Tape struct {
 	live        *TraceView
 	// Lost counts events past maxTapeEvents, folded into Live but not kept.
 	Lost int64
-	// virt and eng are, for each event kept, the latest virtual time and engine time up to it (Clock picks
-	// one); phases and marks are the timeline's phases and markers, found as events come, so a render of the
-	// timeline costs its markers, not the run's events.
-	virt, eng []time.Duration
+	// virt is, for each event kept, the latest virtual time up to it (Clock); phases and marks are the
+	// timeline's phases and markers, found as events come, so a render of the timeline costs its markers,
+	// not the run's events.
+	virt []time.Duration
 	phases    []Phase
 	marks     []mark
 	// lanes are the marker strip as last drawn, of the first lanesAt events.
@@ -81,16 +81,14 @@ func (t *Tape) Add(e trace.Event) {
 	}
 	i := len(t.events)
 	t.events = append(t.events, e)
-	var v, g time.Duration
+	var v time.Duration
 	if i > 0 {
-		v, g = t.virt[i-1], t.eng[i-1]
+		v = t.virt[i-1]
 	}
-	if runnerEvent(e) {
-		g = max(g, e.At)
-	} else {
+	if !runnerEvent(e) {
 		v = max(v, e.At)
 	}
-	t.virt, t.eng = append(t.virt, v), append(t.eng, g)
+	t.virt = append(t.virt, v)
 	if l := phaseOf(e); l != "" && (len(t.phases) == 0 || t.phases[len(t.phases)-1].Label != l) {
 		t.phases = append(t.phases, Phase{Start: i, Label: l})
 	}

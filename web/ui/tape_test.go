@@ -412,3 +412,35 @@ func TestTimelineRendersARealRun(t *testing.T) {
 		t.Errorf("at event 3 the timeline does not say so")
 	}
 }
+
+// A run whose sources keep no virtual clock plays its events evenly, ten a second at 1×: its engine events
+// carry no time, and the one output event's engine time would otherwise hold the whole picture at once.
+func TestPlaybackWithoutAVirtualClock(t *testing.T) {
+	s, _ := ready(t)
+	s.Speed = 1
+	s.StartRun()
+	id := s.Run.ID
+	var events []trace.Event
+	for i := range 20 {
+		events = append(events, trace.Event{Kind: kindPartitionWritten, Op: "g", Attrs: map[string]any{"partition": fmt.Sprint(i)}})
+	}
+	events = append(events, trace.Event{Kind: trace.RowsEmitted, Op: opOutput, At: 90 * time.Millisecond,
+		Attrs: map[string]any{"rows": 1.0, "total": 1.0}})
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "x", Events: events})
+	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 1}})
+	r := s.Run
+	t0 := time.Unix(0, 0)
+	s.Tick(t0)
+	s.Tick(t0.Add(500 * time.Millisecond))
+	if r.Position() != 6 || r.Trace.Events != 6 || !r.Timeline.Playing {
+		t.Errorf("half a second at 1×: at %d (%d events folded)", r.Position(), r.Trace.Events)
+	}
+	if v := s.TimelineView(); v.Virtual || v.RangeMax != 21 || v.RangeValue != 6 {
+		t.Errorf("timeline %+v", v)
+	}
+	s.Tick(t0.Add(3 * time.Second))
+	if !r.AtEnd() || r.Timeline.Playing {
+		t.Errorf("after 3 s: at %d, playing %v", r.Position(), r.Timeline.Playing)
+	}
+}

@@ -18,10 +18,10 @@ import (
 // them (the runner's rows_emitted "output" events say how many: a batch's rows come before its events).
 //
 // The axis is the run's virtual time, the simulated sources' clock, when the run has one; a run whose
-// sources keep none (the engine's own tables) is laid out by event number instead, since its engine events
-// carry no time at all. Playing moves the position at the speed picked, over that clock (or, with no virtual
-// clock, over the engine's working time that the runner stamps on its events), one tick of the page at a
-// time: the picture itself is paced, whatever the engine did. The engine runs flat out.
+// sources keep none (the engine's own tables, or a scenario without a connector clock) is laid out by event
+// number instead, since its engine events carry no time at all. Playing moves the position at the speed
+// picked, over that clock (or, with no virtual clock, over the event numbers, ten events a second at 1×), one
+// tick of the page at a time: the picture itself is paced, whatever the engine did. The engine runs flat out.
 //
 // A phase is a stretch of consecutive events of one stage of the run: planning, reading a source, one page
 // of a paged join, partitioning, joining partition pairs, re-partitioning, measuring heavy keys, salting,
@@ -101,16 +101,29 @@ func (r *Run) RowsShown() int {
 // time.
 func (t *Tape) virtualClock() bool { return t.live.VirtualAt > 0 }
 
-// Clock is each event's time on the run's clock, as a running largest so it never goes back: the virtual
-// clock when the run has one (the runner's events, which carry the engine's time, take the virtual time
-// reached before them), else the engine's working time of the runner's events (the engine's, timeless
-// there, take the time reached before them). The slice is the tape's: do not change it.
-func (t *Tape) Clock() []time.Duration {
+// playTime is the i-th event's time on the clock playback follows. With a virtual clock it is the virtual
+// time reached at the event, as a running largest so it never goes back (the runner's events, which carry
+// the engine's working time instead, take the virtual time reached before them). Without one the engine's
+// events carry no time and the runner's only its working time, which would play a whole Grace join at one
+// instant: the events are played evenly instead, eventEvery apart, the clock of the event-number axis.
+func (t *Tape) playTime(i int) time.Duration {
 	if t.virtualClock() {
-		return t.virt
+		return t.virt[i]
 	}
-	return t.eng
+	return time.Duration(i) * eventEvery
 }
+
+// playedBy is the number of events whose playback time is at most at.
+func (t *Tape) playedBy(at time.Duration) int {
+	if t.virtualClock() {
+		return seekClock(t.virt, at)
+	}
+	return min(len(t.events), int(at/eventEvery)+1)
+}
+
+// eventEvery is how far apart playback puts a run's events where its sources keep no virtual clock: ten a
+// second at 1×, so a Grace join's few dozen events play in seconds and a step is readable at 0.1×.
+const eventEvery = 100 * time.Millisecond
 
 // seekClock is the number of events whose clock time is at most at.
 func seekClock(clock []time.Duration, at time.Duration) int {
@@ -142,9 +155,8 @@ func (s *State) Tick(now time.Time) {
 		tl.playhead += time.Duration(float64(now.Sub(tl.lastTick)) * tl.Speed)
 	}
 	tl.lastTick = now
-	clock := r.Tape.Clock()
-	k := seekClock(clock, tl.playhead)
-	if k >= len(clock) && r.Status != StatusRunning {
+	k := r.Tape.playedBy(tl.playhead)
+	if k >= r.Tape.Len() && r.Status != StatusRunning {
 		r.FollowLive()
 		s.saveFragment()
 	} else {
@@ -169,7 +181,7 @@ func (s *State) Play() {
 	r.Timeline.Playing, r.Timeline.Speed = true, playSpeed(s.Speed)
 	r.Timeline.lastTick = time.Time{}
 	if k > 0 {
-		r.Timeline.playhead = r.Tape.Clock()[k-1]
+		r.Timeline.playhead = r.Tape.playTime(k - 1)
 	} else {
 		r.Timeline.playhead = 0
 	}
@@ -427,7 +439,7 @@ func (s *State) TimelineView() *TimelineView {
 	v.Lanes = t.Lanes()
 	v.Phase = t.PhaseAt(v.K)
 	if v.Virtual {
-		v.clock = t.Clock()
+		v.clock = t.virt
 		end := v.clock[v.N-1]
 		v.RangeMax = end.Microseconds()
 		if v.K > 0 {
