@@ -32,12 +32,12 @@ type Tape struct {
 	live        *TraceView
 	// Lost counts events past maxTapeEvents, folded into Live but not kept.
 	Lost int64
-	// virt is, for each event kept, the latest virtual time up to it (Clock); phases and marks are the
+	// virt is, for each event kept, the latest virtual time up to it (playTime); phases and marks are the
 	// timeline's phases and markers, found as events come, so a render of the timeline costs its markers,
 	// not the run's events.
-	virt []time.Duration
-	phases    []Phase
-	marks     []mark
+	virt   []time.Duration
+	phases []Phase
+	marks  []mark
 	// lanes are the marker strip as last drawn, of the first lanesAt events.
 	lanes   []Lane
 	lanesAt int
