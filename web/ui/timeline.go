@@ -343,7 +343,6 @@ type Lane struct {
 	ID, Label string
 	N         int
 	Path      string
-	Y         int
 }
 
 // laneHeight is one lane's height in the strip.
@@ -401,7 +400,7 @@ func (t *Tape) drawLanes() []Lane {
 		y := len(out) * laneHeight
 		// Each piece is "Mx.5 " so far: give it its lane's y and a vertical stroke.
 		d := strings.ReplaceAll(paths[i].String(), ".5 ", ".5 "+strconv.Itoa(y+1)+"v"+strconv.Itoa(laneHeight-2))
-		out = append(out, Lane{ID: l.ID, Label: l.Label, N: counts[i], Path: d, Y: y})
+		out = append(out, Lane{ID: l.ID, Label: l.Label, N: counts[i], Path: d})
 	}
 	return out
 }
