@@ -19,10 +19,11 @@ import (
 // checkpoint at or before k and folds at most checkpointEvery-1 events on from it, whatever the run's length;
 // the last view asked for is kept too, so stepping forward folds one event and asking again folds none.
 // Memory: the events themselves (the page decoded them anyway; keeping them is what a timeline costs —
-// 400–560 bytes an event with its attribute map, decoded from JSON as the page does, checkpoints included:
-// measured natively on a 5M-row hash join's 9,834 events, a paged join's 512 and a Grace join's 55; so a
-// run's 50,000, the most the runner sends, hold some 20–28 MiB), plus one checkpoint per checkpointEvery
-// events, each a bounded summary (the views cap their bins, pages and series) of a few KiB. Past
+// 530–930 bytes an event with its attribute map, decoded from JSON as the page does, checkpoints included,
+// as BenchmarkTapeMemory measures natively: a 5M-row hash join's 9,834 events, a paged join's 512 with their
+// rendered requests; so a run's 50,000, the most the runner sends, hold some 26–45 MiB), plus one
+// checkpoint per checkpointEvery events, each a bounded summary (the views cap their bins, pages and series)
+// of a few KiB. Past
 // maxTapeEvents the tape keeps nothing more, and the page says that the timeline covers the first
 // maxTapeEvents events.
 type Tape struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -442,5 +443,55 @@ func TestPlaybackWithoutAVirtualClock(t *testing.T) {
 	s.Tick(t0.Add(3 * time.Second))
 	if !r.AtEnd() || r.Timeline.Playing {
 		t.Errorf("after 3 s: at %d, playing %v", r.Position(), r.Timeline.Playing)
+	}
+}
+
+// BenchmarkTapeMemory reports what a tape holds per event (bytes/event) for real runs, their events decoded
+// from JSON as the page decodes them: a 5,000,000-row hash join over the playground's tables, and a paged
+// join of the small Okta scenario in pages of 20 rows.
+func BenchmarkTapeMemory(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		run  *protocol.Run
+	}{
+		{"hash-5M", &protocol.Run{Scenario: runner.ScenarioUsersListens, Seed: 1, Knobs: map[string]float64{"listens": 5_000_000},
+			Query: "@Users | join kind=inner (@Listens) on user_id | project name, user_id, song_id"}},
+		{"paged-20", &protocol.Run{Scenario: "okta-crowdstrike-small", Seed: 1, Knobs: map[string]float64{"okta_rows": 2000},
+			Query: "@OktaSystemLogs\n| where eventType == \"user.session.start\" and outcome.result == \"SUCCESS\"\n" +
+				"| join kind=inner hint.page_rows=20 (@CrowdStrikeDetections | where severity >= 70) on $left.actor.alternateId == $right.user_name\n" +
+				"| project published, user = actor.alternateId, ip = client.ipAddress, tactic"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var raws [][]byte
+			runner.Stream(b.Context(), 1, c.run, func(m protocol.Message) {
+				if m.Type == protocol.MessageError {
+					b.Fatalf("the run failed: %s", m.Error.Message)
+				}
+				for _, e := range m.Events {
+					data, _ := json.Marshal(e)
+					raws = append(raws, data)
+				}
+			}, nil)
+			var held float64
+			for b.Loop() {
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				tape := NewTape(nil)
+				for _, raw := range raws {
+					var e trace.Event
+					if err := json.Unmarshal(raw, &e); err != nil {
+						b.Fatal(err)
+					}
+					tape.Add(e)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				held = float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				runtime.KeepAlive(tape)
+			}
+			b.ReportMetric(held/float64(len(raws)), "bytes/event")
+			b.ReportMetric(float64(len(raws)), "events")
+		})
 	}
 }
