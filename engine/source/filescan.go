@@ -18,7 +18,7 @@ import (
 // workers chunks and their batches are held at once.
 type fileScan struct {
 	name, path string
-	rows       int // as opened; a scan that finds another count reports the file changed
+	rows       int // as opened; a scan that finds another count reports the file changed (-1: an estimate)
 	opts       Options
 	split      func() boundary
 	parse      func(chunk) ([]*column.Batch, error) // safe to run on several chunks at once
@@ -93,7 +93,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			if it.readErr != nil {
 				return nil, it.readErr
 			}
-			if it.seen != it.rows {
+			if it.rows >= 0 && it.seen != it.rows {
 				return nil, fmt.Errorf("source %s: %s: %d rows when opened, %d now: the file changed", it.name, it.path, it.rows, it.seen)
 			}
 			return nil, nil
