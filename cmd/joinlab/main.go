@@ -35,6 +35,7 @@ import (
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/spill"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/sims/scenario"
 )
@@ -172,6 +173,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	// Reading counts against the query's budget while it lasts: the chunks in flight, never more than --mem.
 	readBudget := memory.NewBudget(mem)
+	// A stream given as a source (a pipe, /dev/stdin) is copied to a temporary file beside the spills.
+	spoolDir := o.spillDir
+	if spoolDir == spill.Memory {
+		spoolDir = ""
+	}
 	for _, s := range o.sources {
 		name, path, ok := strings.Cut(s, "=")
 		if !ok || name == "" || path == "" {
@@ -181,7 +187,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if _, dup := sources[name]; dup {
 			return fail("--source %s: defined twice", name)
 		}
-		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget, SampleBytes: sample})
+		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget, SampleBytes: sample, SpoolDir: spoolDir})
 		if err != nil {
 			return fail("%v", err)
 		}

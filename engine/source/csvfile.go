@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -19,8 +18,9 @@ import (
 // scan: with a *RetypeError when the types came from a sample, else as a file changed since it was opened (as
 // does a different row count).
 type csvFile struct {
-	name, path string
-	opts       Options
+	name string
+	place
+	opts Options
 
 	mu      sync.Mutex
 	schema  column.Schema
@@ -31,9 +31,9 @@ type csvFile struct {
 var _ Sampled = (*csvFile)(nil)
 
 // openCSVFile checks and types a sample of a CSV file of size bytes without keeping its records.
-func openCSVFile(name, path string, f io.Reader, size int64, o Options) (*csvFile, error) {
-	s := &csvFile{name: name, path: path, opts: o}
-	if err := s.typeFrom(f, size, sampleStop(o)); err != nil {
+func openCSVFile(name string, at place, f io.Reader, o Options) (*csvFile, error) {
+	s := &csvFile{name: name, place: at, opts: o}
+	if err := s.typeFrom(f, at.length(), sampleStop(o)); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -89,16 +89,12 @@ func (s *csvFile) TypeAll(ctx context.Context) error {
 	if !s.sampled {
 		return nil
 	}
-	f, err := os.Open(s.path)
+	f, err := s.open()
 	if err != nil {
 		return fmt.Errorf("source %s: %w", s.name, err)
 	}
 	defer f.Close()
-	var size int64
-	if st, err := f.Stat(); err == nil {
-		size = st.Size()
-	}
-	if err := s.typeFrom(f, size, 0); err != nil {
+	if err := s.typeFrom(f, s.length(), 0); err != nil {
 		return fmt.Errorf("source %s: %s: %w", s.name, s.path, err)
 	}
 	return ctx.Err()
@@ -183,5 +179,5 @@ func (s *csvFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		}
 		return out, nil
 	}
-	return &fileScan{name: s.name, path: s.path, rows: rows, opts: s.opts, split: func() boundary { return &csvEnd{} }, parse: parse}
+	return &fileScan{name: s.name, at: s.place, rows: rows, opts: s.opts, split: func() boundary { return &csvEnd{} }, parse: parse}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync"
 
@@ -24,8 +23,9 @@ import (
 // file typed from every value and changed after it was opened fails the scan when its row count no longer
 // matches.
 type jsonlFile struct {
-	name, path string
-	opts       Options
+	name string
+	place
+	opts Options
 
 	mu      sync.Mutex
 	top     column.Schema
@@ -38,9 +38,9 @@ type jsonlFile struct {
 var _ Sampled = (*jsonlFile)(nil)
 
 // openJSONLFile validates and types a sample of a JSON-lines file of size bytes without keeping its lines.
-func openJSONLFile(name, path string, f io.Reader, size int64, o Options) (*jsonlFile, error) {
-	s := &jsonlFile{name: name, path: path, opts: o, paths: map[string]kinds{}}
-	if err := s.typeFrom(f, size, sampleStop(o)); err != nil {
+func openJSONLFile(name string, at place, f io.Reader, o Options) (*jsonlFile, error) {
+	s := &jsonlFile{name: name, place: at, opts: o, paths: map[string]kinds{}}
+	if err := s.typeFrom(f, at.length(), sampleStop(o)); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -90,16 +90,12 @@ func (s *jsonlFile) TypeAll(ctx context.Context) error {
 	if !s.sampled {
 		return nil
 	}
-	f, err := os.Open(s.path)
+	f, err := s.open()
 	if err != nil {
 		return fmt.Errorf("source %s: %w", s.name, err)
 	}
 	defer f.Close()
-	var size int64
-	if st, err := f.Stat(); err == nil {
-		size = st.Size()
-	}
-	if err := s.typeFrom(f, size, 0); err != nil {
+	if err := s.typeFrom(f, s.length(), 0); err != nil {
 		return fmt.Errorf("source %s: %s: %w", s.name, s.path, err)
 	}
 	paths := make([]string, 0, len(s.paths))
@@ -122,7 +118,7 @@ func (s *jsonlFile) Schema(paths []string) column.Schema {
 // typePaths types the paths not typed before; the caller holds s.mu.
 func (s *jsonlFile) typePaths(paths []string) []column.Type {
 	return cachedPathTypes(s.paths, s.top, paths, func(t *pathTyper) error {
-		f, err := os.Open(s.path)
+		f, err := s.open()
 		if err != nil {
 			return err
 		}
@@ -199,7 +195,7 @@ func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		}
 		return out, err
 	}
-	return &fileScan{name: s.name, path: s.path, rows: rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse}
+	return &fileScan{name: s.name, at: s.place, rows: rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse}
 }
 
 // lineOf is the line number in the file of line, a slice of ch's data.

@@ -75,6 +75,9 @@ type Options struct {
 	// SampleBytes is how much of a regular file opening reads to type its columns (sample.go):
 	// DefaultSampleBytes when 0, every value when negative (TypeEveryValue).
 	SampleBytes int64
+	// SpoolDir is where OpenWith copies a stream it is given (a pipe, a FIFO), to read it as a file: the
+	// system's temporary folder when "".
+	SpoolDir string
 }
 
 // Open reads a file as a source named name, as OpenWith does with no options.
@@ -92,27 +95,37 @@ func OpenWith(name, path string, o Options) (Source, error) {
 		return nil, fmt.Errorf("source %s: %w", name, err) // an *fs.PathError names the file
 	}
 	defer f.Close()
-	var size int64
-	// A regular file can be read again, so it is scanned where it lies rather than held; a pipe is read once
-	// and held.
-	regular := false
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		regular, size = true, st.Size()
+	// A regular file is scanned where it lies; a stream is copied into a temporary file first (spool.go), and
+	// then read as one.
+	at := place{path: path}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		split := boundary(lineEnd{})
+		if format == CSV {
+			split = &csvEnd{}
+		}
+		held, err := spool(f, split, o)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
+		}
+		held.path = path
+		at = held
 	}
+	r, err := at.open()
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", name, err)
+	}
+	defer r.Close()
 	var s Source
-	switch {
-	case regular && format == JSONLines:
+	if format == JSONLines {
 		var jf *jsonlFile
-		if jf, err = openJSONLFile(name, path, f, size, o); err == nil {
+		if jf, err = openJSONLFile(name, at, r, o); err == nil {
 			s = jf
 		}
-	case regular:
+	} else {
 		var cf *csvFile
-		if cf, err = openCSVFile(name, path, f, size, o); err == nil {
+		if cf, err = openCSVFile(name, at, r, o); err == nil {
 			s = cf
 		}
-	default:
-		s, err = Read(name, format, f, o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
