@@ -148,14 +148,15 @@ func topSchema(parts []jsonlPart) (column.Schema, []kinds) {
 // checkJSONLine says what is wrong with a non-blank line of JSON lines, if anything: it must be a JSON object
 // whose numbers are all within the range of a real.
 func checkJSONLine(line []byte) error {
-	if !gjson.ValidBytes(line) {
+	ok, big := checkJSON(line)
+	if !ok {
 		return errors.New("malformed JSON")
 	}
 	if line[0] != '{' {
 		return fmt.Errorf("expected a JSON object, found %s", describe(gjson.ParseBytes(line)))
 	}
-	if num := firstOutOfRange(line); num != "" {
-		return errOutOfRange(num)
+	if big != "" {
+		return errOutOfRange(big)
 	}
 	return nil
 }
@@ -198,40 +199,6 @@ func kindOf(v gjson.Result) kinds {
 // integer digits plus exponent stay below it is surely in range, so only larger ones need parsing.
 const maxFiniteMagnitude = 308
 
-// firstOutOfRange returns the first number in a valid JSON text that is beyond the range of a real, or "" when
-// there is none. It walks the bytes once, skipping strings, and parses only the numbers whose magnitude (integer
-// digits plus exponent) could reach the limit, so the check costs a fraction of gjson's own validation.
-func firstOutOfRange(doc []byte) string {
-	for i := 0; i < len(doc); i++ {
-		switch c := doc[i]; {
-		case c == '"':
-			i = stringEnd(doc, i)
-		case c == '-' || isDigit(c):
-			j := numberEnd(doc, i)
-			if magnitude(doc[i:j]) >= maxFiniteMagnitude {
-				if _, err := strconv.ParseFloat(string(doc[i:j]), 64); err != nil {
-					return string(doc[i:j])
-				}
-			}
-			i = j - 1
-		}
-	}
-	return ""
-}
-
-// numberEnd is the offset just past the JSON number starting at doc[start].
-func numberEnd(doc []byte, start int) int {
-	j := start + 1
-	for ; j < len(doc); j++ {
-		switch c := doc[j]; {
-		case isDigit(c), c == '.', c == 'e', c == 'E', c == '+', c == '-':
-		default:
-			return j
-		}
-	}
-	return j
-}
-
 // magnitude bounds the decimal exponent of a JSON number: its integer digits after leading zeros, plus its
 // exponent (saturated, so a huge exponent cannot wrap).
 func magnitude(num []byte) int {
@@ -266,19 +233,27 @@ func magnitude(num []byte) int {
 }
 
 // stringEnd is the offset of the quote that closes the JSON string opening at doc[open] (len(doc) when none
-// does): the next quote not escaped. It steps byte by byte, skipping the byte after each backslash: JSON strings
-// are short, and a search call per string costs more than the scan.
+// does): the next quote not escaped. It skips the bytes that are neither a quote nor a backslash a table lookup
+// each, and the byte after each backslash: JSON strings are short, and a search call per string costs more
+// than the scan.
 func stringEnd(doc []byte, open int) int {
-	for i := open + 1; i < len(doc); i++ {
-		switch doc[i] {
-		case '"':
-			return i
-		case '\\':
+	i := open + 1
+	for {
+		for i < len(doc) && !quoteOrEscape[doc[i]] {
 			i++
 		}
+		switch {
+		case i >= len(doc):
+			return len(doc)
+		case doc[i] == '"':
+			return i
+		}
+		i += 2 // a backslash and the byte it escapes
 	}
-	return len(doc)
 }
+
+// quoteOrEscape marks the two bytes a string's end is looked for at.
+var quoteOrEscape = [256]bool{'"': true, '\\': true}
 
 // isIntegral reports whether a JSON number is written as an integer that fits in int64.
 func isIntegral(raw string) bool {
