@@ -279,6 +279,7 @@ type joinNode struct {
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
 func (n *joinNode) strategy() Strategy { return n.def.Name }
 func (n *joinNode) why() string        { return n.reason }
+
 // setLive also tells the join which of its output columns are read above it, so that it gathers only those
 // (join.Spec.Live): a key read only to match is not copied into the output.
 func (n *joinNode) setLive(live []bool) {
