@@ -22,6 +22,9 @@ type Remote struct {
 	Info connector.TableInfo
 	// Where is the pushed predicate every request carries (nil: none).
 	Where connector.Predicate
+	// Engine are the side's conditions its connector does not compute: the paged join fetches the columns
+	// they read and applies them itself (see paged_enginecond.go). The baselines apply none and refuse them.
+	Engine []EngineCond
 	// Columns are the side's columns in the join spec's order (Spec.Left or Spec.Right), by connector name.
 	Columns []string
 	// Live marks the columns the query reads; the others are never fetched and stay nil (dead) in batches.
