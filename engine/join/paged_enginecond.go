@@ -191,8 +191,11 @@ func (p *Paged) checkThinPage(use int) (int, error) {
 		return 0, fmt.Errorf("thin page: %w", err)
 	}
 	p.thinPass = pass
+	if pass == nil {
+		return 0, nil
+	}
 	dropped := 0
-	for i := 0; i < use && pass != nil; i++ {
+	for i := 0; i < use; i++ {
 		if !pass[i] {
 			dropped++
 		}
