@@ -63,6 +63,10 @@ import (
 // wanted, distinct keys per row against the probe's IN capacity, bytes per row against the response caps and
 // the memory budget — each decision traced with its reason.
 //
+// Conditions the connectors cannot compute (Remote.Engine) are applied by the engine as a where under the join:
+// the thin page also carries the columns they read, rows that fail it advance the cursor but their keys are not
+// probed, and re-fetched rows are checked again (see paged_enginecond.go).
+//
 // Concurrency: the requests of one step that do not depend on each other — a window's probe slices, its
 // re-fetch slices, the slices of a continuation split again — overlap, up to the connector's Caps.Concurrent,
 // through connector.Overlap: on a virtual clock each costs its own latency from its own start, the step the
@@ -815,7 +819,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		if need := p.cfg.Limit - p.emitted; p.cfg.Limit >= 0 && p.sample != nil {
 			// Only a window shorter than the one that overflowed: a window that overflows again falls back to
 			// cutting by keys, so windows always shrink to one key and the loop ends.
-			if e := coverRows(keyVec, start, p.thinUse, need, p.sample); e > 0 && e < p.sampleEnd {
+			if e := coverRows(p.passingKeyVector(keyVec), start, p.thinUse, need, p.sample); e > 0 && e < p.sampleEnd {
 				end, reason = e, fmt.Sprintf("the dropped response already holds %d matches of these rows' keys: they are sure to complete take %d", need, p.cfg.Limit)
 			}
 		}

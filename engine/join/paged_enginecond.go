@@ -257,6 +257,22 @@ func (p *Paged) windowPassKeys(ctx context.Context, start, end int, from, to []c
 	return append(keys, k), nil
 }
 
+// passingKeyVector is the page in hand's key vector with the rows that fail the engine conditions made null, so
+// that counting a window's sure matches (coverRows) counts only rows that will be joined.
+func (p *Paged) passingKeyVector(keyVec *column.Vector) *column.Vector {
+	if p.thinPass == nil {
+		return keyVec
+	}
+	idx := make([]int32, keyVec.Len())
+	for i := range idx {
+		idx[i] = int32(i)
+		if i < len(p.thinPass) && !p.thinPass[i] {
+			idx[i] = -1
+		}
+	}
+	return keyVec.Gather(idx)
+}
+
 // probeSample is a dropped full probe response without its rows that fail the probe side's engine conditions:
 // the sample of matches per key (see noteHeavy) counts only rows that would be joined.
 func (p *Paged) probeSample(b *column.Batch) (*column.Batch, error) {
