@@ -289,3 +289,91 @@ func TestPagedEngineCondRefused(t *testing.T) {
 		t.Errorf("fetchall with an engine condition: %v", err)
 	}
 }
+
+// byteCapped is a memConn that refuses an answer over caps.MaxBytes (measured by connector.RowBytes, as the
+// simulated services do), and records the bytes of every answer it sends.
+type byteCapped struct {
+	*memConn
+	sentBytes []int64
+	thinCols  [][]string
+	refused   int
+}
+
+func (c *byteCapped) Query(ctx context.Context, req connector.Request) (connector.Page, error) {
+	page, err := c.memConn.Query(ctx, req)
+	if err != nil {
+		return page, err
+	}
+	if max := c.caps.MaxBytes; max > 0 && page.Bytes > max {
+		c.refused++
+		return connector.Page{}, &connector.ResultTooLargeError{Rows: int64(page.Rows()), Bytes: page.Bytes, MaxBytes: max}
+	}
+	c.sentBytes = append(c.sentBytes, page.Bytes)
+	if req.Limit > 0 && len(req.Columns) == 3 {
+		c.thinCols = append(c.thinCols, req.Columns)
+	}
+	return page, nil
+}
+
+// TestPagedEngineCondThinPageUnderByteCap: the columns a condition reads make thin rows wider; under a response
+// byte cap the wider pages are refused and halved, then sized from the bytes they carried, so every answer
+// sent fits the cap and the rows are the oracle's.
+func TestPagedEngineCondThinPageUnderByteCap(t *testing.T) {
+	logs := column.NewTable(column.Schema{{Name: "ts", Type: column.DateTime}, {Name: "user", Type: column.String},
+		{Name: "id", Type: column.String}, {Name: "note", Type: column.String}})
+	var users []string
+	for i := 0; i < 300; i++ {
+		logs.Cols[0].AppendInt(minute(i / 5))
+		logs.Cols[1].AppendString(fmt.Sprintf("u%d", i%7))
+		logs.Cols[2].AppendString(fmt.Sprintf("e%03d", i))
+		logs.Cols[3].AppendString(strings.Repeat("n", 40+i%9)) // a wide column only the condition reads
+		logs.N++
+	}
+	for i := 0; i < 7; i++ {
+		users = append(users, fmt.Sprintf("u%d", i))
+	}
+	schema := logs.Schema
+	clk := &testClock{}
+	lc := &byteCapped{memConn: &memConn{info: connector.TableInfo{Name: "Logs", Schema: schema, Key: logKey, Rows: int64(logs.N)}, t: logs,
+		caps: connector.Caps{MaxRows: 1000, MaxBytes: 2000}, clock: clk}}
+	dets := detTable(users...)
+	rc := &memConn{info: connector.TableInfo{Name: "Dets", Schema: detSchema, Key: detKey, Rows: int64(dets.N)}, t: dets, clock: clk}
+	retry := connector.RetryPolicy{Attempts: 5, Budget: 1000}
+	l := &Remote{Name: "Logs", Conn: lc, Info: lc.info, Columns: []string{"ts", "user", "id", "note"}, Live: []bool{true, true, true, false},
+		Key: 1, Clock: clk, Retry: retry}
+	r := &Remote{Name: "Dets", Conn: rc, Info: rc.info, Columns: []string{"user_name", "det"}, Key: 0, Clock: clk, Retry: retry}
+	l.Engine = []EngineCond{engineCond(t, `strlen(note) > 44`, schema)}
+	spec, err := NewSpec(Inner, schema, detSchema, []int{1}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := NewPaged(spec, l, r, PagedConfig{PagedLeft: true, Limit: -1, ThinFirst: true, Sort: []SortColumn{{Column: "ts", Desc: true}}},
+		exec.NewEnv(memory.NewBudget(0), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := exec.Materialize(context.Background(), op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for i := 0; i < logs.N; i++ {
+		if len(logs.Cols[3].Strs[i]) > 44 {
+			want++
+		}
+	}
+	if got.N != want {
+		t.Errorf("%d rows, want %d (each passing log row has one detection)", got.N, want)
+	}
+	for _, b := range lc.sentBytes {
+		if b > 2000 {
+			t.Errorf("an answer of %d bytes was sent, over the 2000-byte cap", b)
+		}
+	}
+	if lc.refused == 0 {
+		t.Errorf("no answer was refused: the cap does not bind the wider thin page")
+	}
+	if len(lc.thinCols) == 0 || strings.Join(lc.thinCols[0], ",") != "ts,user,note" {
+		t.Errorf("thin page columns %v, want ts,user (the cursor) and note (the condition)", lc.thinCols)
+	}
+}
