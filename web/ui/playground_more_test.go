@@ -187,7 +187,7 @@ func TestMetricsShowConnectorFiguresAndCharts(t *testing.T) {
 	s.PickScenario("demo")
 	s.StartRun()
 	id := s.Run.ID
-	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}, Explain: "physical plan:\n  paged join kind=inner\n"})
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}, Explain: "physical plan (after rewrites):\n  paged join kind=inner\n"})
 	var events []trace.Event
 	for i := 1; i <= 5; i++ {
 		at := time.Duration(i) * 100 * time.Millisecond
