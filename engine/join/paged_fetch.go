@@ -34,6 +34,9 @@ type Remote struct {
 	Clock connector.Clock
 	Retry connector.RetryPolicy
 	Seed  uint64
+	// Pacer paces the overlapped requests to the source's published rate (nil: none); the source's own, so
+	// the join's requests and the scans' are counted together.
+	Pacer *connector.Pacer
 }
 
 // keyColumn is the join key's connector column.
@@ -59,7 +62,7 @@ func newFetcher(r *Remote, op string, sink trace.Sink, details *trace.Details) *
 	if details == nil {
 		details = &trace.Details{}
 	}
-	opts := connector.Options{Clock: r.Clock, Retry: r.Retry, Seed: r.Seed}
+	opts := connector.Options{Clock: r.Clock, Retry: r.Retry, Seed: r.Seed, Pacer: r.Pacer}
 	return &fetcher{r: r, retry: connector.NewRetrier(r.Conn, r.Name, op, opts, sink, details), details: details}
 }
 

@@ -307,7 +307,7 @@ func remoteOf(n Node, key int, engine bool) (*join.Remote, error) {
 	}
 	opts := cs.src.Options()
 	r := &join.Remote{Name: cs.src.Name(), Conn: cs.src.Connector(), Info: cs.src.Info(), Where: cs.src.Where(),
-		Key: key, Clock: opts.Clock, Retry: opts.Retry, Seed: opts.Seed}
+		Key: key, Clock: opts.Clock, Retry: opts.Retry, Seed: opts.Seed, Pacer: opts.Pacer}
 	for _, w := range cs.engine {
 		r.Engine = append(r.Engine, join.EngineCond{Text: w.text, Pred: w.pred})
 	}
