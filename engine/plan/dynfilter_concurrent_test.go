@@ -81,6 +81,9 @@ func TestDynamicFilterSlicesOverlap(t *testing.T) {
 					if evs != 1 {
 						t.Fatalf("%d dynamic filters ran, want 1; explain:\n%s", evs, p.Explain())
 					}
+					if want := fmt.Sprintf("up to %d slices' requests in flight at once", concurrentSlices); !strings.Contains(p.Explain(), want) {
+						t.Errorf("explain does not say %q:\n%s", want, p.Explain())
+					}
 					if rows != seqRows {
 						t.Fatalf("overlapped slices give other rows, or the same in another order, than sequential ones:\n%s\nsequential:\n%s", rows, seqRows)
 					}

@@ -151,6 +151,10 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 		t.Errorf("requests %d in the trace, stats %d", tv.Requests, st.Requests)
 	}
 	switch view {
+	case viewHash, viewGrace, viewSalted:
+		checkDynFilters(t, r, run.events, d)
+	}
+	switch view {
 	case viewSweep:
 		s := tv.Sweep
 		for _, c := range []struct {
