@@ -6,22 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/trace"
 )
-
-// tableRows renders a table's rows in their order.
-func tableRows(tab *column.Table) string {
-	var b strings.Builder
-	for i := 0; i < tab.N; i++ {
-		for _, c := range tab.Cols {
-			fmt.Fprintf(&b, "%v|", c.Value(i))
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 // traceBytes is a recorded run's trace as JSON lines, the bytes a replay must reproduce.
 func traceBytes(t *testing.T, rec *trace.Recorder) string {
@@ -59,15 +46,16 @@ func TestDynamicFilterSlicesOverlap(t *testing.T) {
 					// The hash join builds Accounts, the smaller side, wherever it stands; Grace and the salted
 					// join read their left side first here, so Events goes on the right.
 					q := fmt.Sprintf("@Accounts | join kind=%s hint.strategy=%%s (@Events) on %s", kind, key)
-					run := func(strategy string, concurrent int) (string, string, map[string]any, []trace.Event, *Plan) {
+					// run returns the rows in order, the rows sorted, the trace bytes, the details, the events and the plan.
+					run := func(strategy string, concurrent int) (string, string, string, map[string]any, []trace.Event, *Plan) {
 						rec := &trace.Recorder{}
 						p := buildPlan(t, fmt.Sprintf(q, strategy), dynSourcesCapped(t, connector.Caps{MaxInValues: 5, Concurrent: concurrent}))
 						tab, details := runTraced(t, p, rec)
-						return tableRows(tab), traceBytes(t, rec), details, rec.Events(), p
+						return rowsText(tab), strings.Join(tableRowsSorted(tab), "\n"), traceBytes(t, rec), details, rec.Events(), p
 					}
-					want, _, _, _, _ := run("nestedloop", 1)
-					seqRows, _, seqDetails, seqEvents, _ := run(strategy, 1)
-					rows, tr, details, events, p := run(strategy, concurrentSlices)
+					_, want, _, _, _, _ := run("nestedloop", 1)
+					seqRows, _, _, seqDetails, seqEvents, _ := run(strategy, 1)
+					rows, sorted, tr, details, events, p := run(strategy, concurrentSlices)
 					evs, probe := 0, ""
 					for _, e := range events {
 						if e.Kind == "dynamic_filter" {
@@ -87,10 +75,10 @@ func TestDynamicFilterSlicesOverlap(t *testing.T) {
 					if rows != seqRows {
 						t.Fatalf("overlapped slices give other rows, or the same in another order, than sequential ones:\n%s\nsequential:\n%s", rows, seqRows)
 					}
-					if g, w := sortedLines(rows), sortedLines(want); g != w {
+					if sorted != want {
 						t.Fatalf("%s: %d rows, nested loop %d", strategy, strings.Count(rows, "\n"), strings.Count(want, "\n"))
 					}
-					if _, again, _, _, _ := run(strategy, concurrentSlices); again != tr {
+					if _, _, again, _, _, _ := run(strategy, concurrentSlices); again != tr {
 						t.Fatal("a second overlapped run's trace differs from the first's")
 					}
 					if m := connector.MaxInFlight(events)[probe]; m < 2 || m > concurrentSlices {
