@@ -15,6 +15,8 @@ type DynfilterView struct {
 // FilterPanel is one filter as drawn: its lines of text and its two strips.
 type FilterPanel struct {
 	Title, Form, Summary, Caps, Why, More string
+	// ValuesLabel and BytesLabel caption the strips.
+	ValuesLabel, BytesLabel string
 	// Values and Bytes are the slices' columns; a strip with no column is not drawn. ValuesCapY and BytesCapY
 	// are the caps' lines (0: no cap).
 	Values, Bytes         []Box
@@ -72,8 +74,10 @@ func panelOf(f DynFilter) FilterPanel {
 	}
 	if f.Form == "in" {
 		p.Values, p.ValuesCapY = strip(values, f.MaxValues)
+		p.ValuesLabel = "IN values per slice" + capNote(f.MaxValues)
 	}
 	p.Bytes, p.BytesCapY = strip(bytes, f.MaxBytes)
+	p.BytesLabel = "query bytes per request" + capNote(f.MaxBytes)
 	return p
 }
 
@@ -103,4 +107,12 @@ func strip(figures []float64, limit float64) ([]Box, float64) {
 		capY = stripBase - stripHeight*limit/top
 	}
 	return out, capY
+}
+
+// capNote names a strip's cap line, or says there is none.
+func capNote(limit float64) string {
+	if limit > 0 {
+		return ", against the cap of " + count(int64(limit)) + " (dashed line)"
+	}
+	return " (no cap)"
 }

@@ -105,6 +105,13 @@ func (c *DynfilterView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 				vgparent.AppendChild(vgn)
 				if len(p.Values) > 0 {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "strip-label"}}}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(p.ValuesLabel)
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+				vgparent.AppendChild(vgn)
+				if len(p.Values) > 0 {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "slices dynfilter-values"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 50"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "50"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "IN values per slice against the values cap"}}}
 					vgparent.AppendChild(vgn)
 					{
@@ -146,6 +153,13 @@ func (c *DynfilterView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 						vgparent.AppendChild(vgn)
 					}
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
+				vgparent.AppendChild(vgn)
+				if len(p.Bytes) > 0 {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "strip-label"}}}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(p.BytesLabel)
 				}
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
 				vgparent.AppendChild(vgn)

@@ -56,6 +56,9 @@ func TestDynFilterPanels(t *testing.T) {
 	if len(in.Values) != 3 || !near(in.Values[0].H, 40) || !near(in.Values[2].H, 24) || !near(in.ValuesCapY, 8) {
 		t.Errorf("in: values strip %+v, cap line at %v", in.Values, in.ValuesCapY)
 	}
+	if in.ValuesLabel != "IN values per slice, against the cap of 10 (dashed line)" || !strings.Contains(in.BytesLabel, "cap of 4,096") {
+		t.Errorf("in: strips captioned %q and %q", in.ValuesLabel, in.BytesLabel)
+	}
 	if len(in.Bytes) != 3 || !near(in.Bytes[1].H, 40*778.0/4096) || !near(in.BytesCapY, 8) {
 		t.Errorf("in: bytes strip %+v, cap line at %v", in.Bytes, in.BytesCapY)
 	}
