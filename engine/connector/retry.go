@@ -88,6 +88,10 @@ func (e *DeadlineError) Error() string {
 // a generator seeded by the seed, the operator and the source, so a seed replays the same waits. A Retrier is
 // not safe for concurrent use, except by the tasks of one Overlap group, which run one at a time and take
 // their turns (and so their sequence numbers and jitter draws) in the same order on every run.
+//
+// Every send is counted by the source's Pacer (Options.Pacer, nil: none); a send from an Overlap task first
+// waits on its lane, as long as the pacer says, for a token of the source's published rate (DetailPacedWaits,
+// and paced_ns on its RequestSent), and a throttle tells the pacer what the source said.
 type Retrier struct {
 	conn    Connector
 	source  string
