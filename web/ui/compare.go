@@ -70,6 +70,22 @@ func (c *Compare) Verdict() string {
 		return "Comparing once both runs are over…"
 	case d.Note != "":
 		return d.Note
+	case d.Arbitrary:
+		return fmt.Sprintf("The query takes rows with no sort before the take, so each strategy may keep any of "+
+			"them: the rows are arbitrary, not lost or extra (%s of A's are not among B's). Sort, or use top, "+
+			"before the take to compare them row for row.", count(int64(d.Lost)))
+	case d.Stopped != "":
+		s := "B failed: " + d.Stopped + "."
+		switch {
+		case c.B().Rows.Len() == 0:
+			s += " It sent no rows."
+		case d.Doubled+d.Extra > 0:
+			s += fmt.Sprintf(" Before it stopped it sent %s rows: %s of them repeated, %s not in A's answer.",
+				count(int64(c.B().Rows.Len())), count(int64(d.Doubled)), count(int64(d.Extra)))
+		default:
+			s += fmt.Sprintf(" The %s rows it sent before are all in A's answer.", count(int64(c.B().Rows.Len())))
+		}
+		return s
 	case d.Same():
 		return "Same rows, in the same order."
 	}
@@ -90,13 +106,14 @@ func (c *Compare) Verdict() string {
 	return s
 }
 
-// VerdictKind styles the verdict: good when the rows agree, bad when rows are lost, doubled or added.
+// VerdictKind styles the verdict: good when the rows agree, bad when rows are lost, doubled, added or out of
+// the query's order, or B failed; busy while waiting, or when there is nothing to judge.
 func (c *Compare) VerdictKind() string {
 	d := c.State.Diff
 	switch {
-	case d == nil || d.Note != "":
+	case d == nil || d.Note != "" || d.Arbitrary:
 		return "busy"
-	case d.Lost+d.Doubled+d.Extra > 0:
+	case d.Stopped != "" || d.Lost+d.Doubled+d.Extra > 0 || d.OutOfOrder > 0:
 		return "bad"
 	}
 	return "good"

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -68,8 +69,52 @@ func TestDiffRuns(t *testing.T) {
 	}
 	failed := runOf(cols, a)
 	failed.Status = StatusFailed
-	if d := DiffRuns(runOf(cols, a), failed); d.Note == "" {
-		t.Error("a failed run must not be compared")
+	if d := DiffRuns(failed, runOf(cols, a)); d.Note == "" {
+		t.Error("a failed reference must not be compared with")
+	}
+	// B failed partway, after repeating a row: compared over what it sent, nothing counted lost.
+	stopped := runOf(cols, [][]string{{"1", "x"}, {"1", "x"}})
+	stopped.Status, stopped.Err = StatusFailed, &protocol.Error{Message: "the cursor has not advanced"}
+	d := DiffRuns(runOf(cols, a), stopped)
+	if d.Stopped != "the cursor has not advanced" || d.Lost != 0 || d.Doubled != 1 || d.Extra != 0 {
+		t.Errorf("stopped B: %+v", d)
+	}
+	if d.A.Marks[0] != "doubled" || d.B.Marks[0] != "doubled" || d.B.Marks[1] != "doubled" || len(d.A.Marks) != 1 {
+		t.Errorf("stopped B's marks: A %v, B %v", d.A.Marks, d.B.Marks)
+	}
+}
+
+// TestDiffMarksBothTables checks the marks of each run's table: lost rows in A with a gap in B where they
+// belong, repeated rows in both, reordered rows moved in both, and nothing marked for arbitrary rows.
+func TestDiffMarksBothTables(t *testing.T) {
+	cols := []string{"k"}
+	a := [][]string{{"1"}, {"2"}, {"3"}, {"4"}}
+	for _, tt := range []struct {
+		name   string
+		b      [][]string
+		wantA  map[int]string
+		wantB  map[int]string
+	}{
+		{"lost", [][]string{{"1"}, {"4"}}, map[int]string{1: "lost", 2: "lost"}, map[int]string{1: "gap"}},
+		{"doubled", [][]string{{"1"}, {"2"}, {"2"}, {"3"}, {"4"}}, map[int]string{1: "doubled"}, map[int]string{1: "doubled", 2: "doubled"}},
+		{"extra", [][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}}, map[int]string{}, map[int]string{4: "extra"}},
+		{"moved", [][]string{{"1"}, {"3"}, {"2"}, {"4"}}, map[int]string{1: "moved", 2: "moved"}, map[int]string{1: "moved", 2: "moved"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := DiffRuns(runOf(cols, a), runOf(cols, tt.b))
+			if !maps.Equal(d.A.Marks, tt.wantA) && !(len(d.A.Marks) == 0 && len(tt.wantA) == 0) {
+				t.Errorf("A's marks %v, want %v", d.A.Marks, tt.wantA)
+			}
+			if !maps.Equal(d.B.Marks, tt.wantB) {
+				t.Errorf("B's marks %v, want %v", d.B.Marks, tt.wantB)
+			}
+		})
+	}
+	ra, rb := runOf(cols, a), runOf(cols, [][]string{{"7"}, {"8"}, {"9"}, {"4"}})
+	ra.Arbitrary, rb.Arbitrary = true, true
+	d := DiffRuns(ra, rb)
+	if !d.Arbitrary || len(d.A.Marks)+len(d.B.Marks) != 0 {
+		t.Errorf("arbitrary rows: %+v", d)
 	}
 }
 
