@@ -90,10 +90,10 @@ func TestDiffMarksBothTables(t *testing.T) {
 	cols := []string{"k"}
 	a := [][]string{{"1"}, {"2"}, {"3"}, {"4"}}
 	for _, tt := range []struct {
-		name   string
-		b      [][]string
-		wantA  map[int]string
-		wantB  map[int]string
+		name  string
+		b     [][]string
+		wantA map[int]string
+		wantB map[int]string
 	}{
 		{"lost", [][]string{{"1"}, {"4"}}, map[int]string{1: "lost", 2: "lost"}, map[int]string{1: "gap"}},
 		{"doubled", [][]string{{"1"}, {"2"}, {"2"}, {"3"}, {"4"}}, map[int]string{1: "doubled"}, map[int]string{1: "doubled", 2: "doubled"}},
