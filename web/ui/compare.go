@@ -120,3 +120,83 @@ func (c *Compare) VerdictKind() string {
 }
 
 func (c *Compare) HasRows() bool { return c.State.Diff != nil && len(c.State.Diff.Rows) > 0 }
+
+// sideRows is how many rows each side's table shows: a window from just before its first marked row, enough
+// to see a difference in context and few enough to keep the render small.
+const (
+	sideRows   = 16
+	sideBefore = 3
+)
+
+// Side is one run's half of the panel: its view, and a window of its rows with the differing ones marked.
+type Side struct {
+	Key string // "a" or "b"
+	Run *Run
+	// Rows are the window of rows shown; Marked counts the run's marked rows, listed or not.
+	Rows    []SideRow
+	Marked  int
+	Summary string
+}
+
+// SideRow is one row of a side's table: its number (from 1), cells and mark ("" for a row that agrees).
+type SideRow struct {
+	N                  int
+	Cells              []string
+	Mark, Class, Title string
+}
+
+// markTitles explain each mark where the row shows it.
+var markTitles = map[string]string{
+	"lost":    "A has this row more often than B: B lost it",
+	"doubled": "B has this row more often than A",
+	"extra":   "only B has this row",
+	"moved":   "the runs have different rows at this position: the same rows in another order",
+	"gap":     "rows A has before this one are missing from B",
+}
+
+// Sides are A's and B's halves.
+func (c *Compare) Sides() []Side {
+	d := c.State.Diff
+	out := []Side{{Key: "a", Run: c.A()}, {Key: "b", Run: c.B()}}
+	for i := range out {
+		sd := &out[i]
+		marks := SideMarks{First: -1}
+		if d != nil {
+			marks = d.A
+			if sd.Key == "b" {
+				marks = d.B
+			}
+		}
+		r := sd.Run
+		first := 0
+		if marks.First > 0 {
+			first = max(0, marks.First-sideBefore)
+		}
+		for j, cells := range r.Rows.Slice(first, first+sideRows, len(r.Columns)) {
+			n := first + j
+			row := SideRow{N: n + 1, Cells: cells, Mark: marks.Marks[n], Class: "row"}
+			if row.Mark != "" {
+				row.Class, row.Title = "row marked "+row.Mark, markTitles[row.Mark]
+			}
+			sd.Rows = append(sd.Rows, row)
+		}
+		sd.Marked = marks.Count
+		sd.Summary = c.sideSummary(sd, marks, first)
+	}
+	return out
+}
+
+func (c *Compare) sideSummary(sd *Side, marks SideMarks, first int) string {
+	r := sd.Run
+	rows := plural(int64(r.Rows.Len()), "row")
+	switch {
+	case c.State.Diff == nil:
+		return rows + " so far."
+	case c.State.Diff.Arbitrary:
+		return rows + ", none marked: a take with no sort keeps arbitrary rows."
+	case marks.Count == 0:
+		return rows + ", none marked."
+	}
+	return fmt.Sprintf("%s, %s marked; shown from row %s, the first marked one is row %s.", rows,
+		count(int64(marks.Count)), count(int64(first+1)), count(int64(marks.First+1)))
+}

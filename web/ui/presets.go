@@ -96,21 +96,8 @@ func (s *State) ApplyPreset(id string) error {
 	if p == nil {
 		return fmt.Errorf("compare preset %q: no such preset", id)
 	}
-	found := false
-	for _, sc := range s.Catalogue.Scenarios {
-		found = found || sc.Name == p.Scenario
-	}
-	if !found {
-		return fmt.Errorf("compare preset %s: the catalogue has no scenario %q", id, p.Scenario)
-	}
-	for _, name := range []string{p.Strategy, p.Compare} {
-		known := false
-		for _, st := range s.Catalogue.Strategies {
-			known = known || st.Name == name
-		}
-		if !known {
-			return fmt.Errorf("compare preset %s: the catalogue has no strategy %q", id, name)
-		}
+	if err := s.presetProblem(p); err != nil {
+		return err
 	}
 	s.PickScenario(p.Scenario)
 	if p.Query != "" {
@@ -119,6 +106,24 @@ func (s *State) ApplyPreset(id string) error {
 	s.Strategy = p.Strategy
 	s.SetCompare(p.Compare)
 	s.saveFragment()
+	return nil
+}
+
+// presetProblem says why the catalogue cannot run preset p (a scenario or strategy it lacks), or nil.
+func (s *State) presetProblem(p *Preset) error {
+	id := p.ID
+	found := false
+	for _, sc := range s.Catalogue.Scenarios {
+		found = found || sc.Name == p.Scenario
+	}
+	if !found {
+		return fmt.Errorf("compare preset %s: the catalogue has no scenario %q", id, p.Scenario)
+	}
+	for _, name := range []string{p.Strategy, p.Compare} {
+		if !s.knownStrategy(name) {
+			return fmt.Errorf("compare preset %s: the catalogue has no strategy %q", id, name)
+		}
+	}
 	return nil
 }
 

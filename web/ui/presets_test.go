@@ -94,7 +94,45 @@ func TestPresetsShowTheirFailure(t *testing.T) {
 			if c.VerdictKind() != "bad" {
 				t.Errorf("verdict %q is styled %s, want bad", c.Verdict(), c.VerdictKind())
 			}
+			checkSides(t, s, p)
 		})
+	}
+}
+
+// checkSides renders the page after a preset's runs and checks the compare panel: A's and B's views drawn
+// side by side by their strategies' views, and the differing rows marked in both tables where both runs have
+// rows that differ (a B that sent nothing, or only rows A has, marks nothing in A).
+func checkSides(t *testing.T, s *State, p Preset) {
+	t.Helper()
+	html, _ := render(t, s)
+	_, rest, okA := strings.Cut(html, `id="cmp-view-a"`)
+	sideA, sideB, okB := strings.Cut(rest, `id="cmp-view-b"`)
+	sideB, _, _ = strings.Cut(sideB, `id="cmp-rows"`)
+	if !okA || !okB {
+		t.Fatal("the compare panel has no #cmp-view-a and #cmp-view-b")
+	}
+	if strings.Contains(html, `class="live"`) {
+		t.Error("the main view is drawn beside the compare panel's: A's view twice")
+	}
+	for side, part := range map[string]string{"A": sideA, "B": sideB} {
+		r := s.Run
+		if side == "B" {
+			r = s.CompareRun
+		}
+		if want := `id="view-` + r.View() + `"`; !strings.Contains(part, want) {
+			t.Errorf("%s's side does not draw its %s view", side, r.View())
+		}
+	}
+	marked := func(part string) int { return strings.Count(part, `class="row marked `) }
+	switch p.Failure {
+	case FailLoses, FailStalls, FailOrder:
+		if marked(sideA) == 0 || marked(sideB) == 0 {
+			t.Errorf("%d rows marked in A's table, %d in B's: want the difference marked in both", marked(sideA), marked(sideB))
+		}
+	case FailDuplicates:
+		if marked(sideB) == 0 || !strings.Contains(sideB, `id="salted-wrong-rows"`) {
+			t.Errorf("%d rows marked in B's table; want B's duplicated rows marked, and by its salted view", marked(sideB))
+		}
 	}
 }
 

@@ -124,6 +124,11 @@ type State struct {
 	// Walk is the walkthrough player's state (walkthrough.go); nil until the player starts.
 	Walk *Walk
 
+	// Opened is the share link the page opened, shown until its first run (openlink.go); Short the
+	// short-link button's state (shortlink.go). Both nil until used.
+	Opened *OpenedLink
+	Short  *ShortLink
+
 	// tableID is the last table handle given out.
 	tableID int
 	// ownTables are the user's tables while a walkthrough's inline sources take their place; the engine
