@@ -57,7 +57,9 @@ func (c *Presenter) LinkKnobs() string {
 }
 
 func (c *Presenter) MakeShortLink(e vugu.DOMEvent) { c.State.MakeShortLink(e.EventEnv()) }
-func (c *Presenter) SetShortRun(e vugu.DOMEvent)   { c.State.SetShortRun(e.PropBool("target", "checked")) }
+func (c *Presenter) SetShortRun(e vugu.DOMEvent) {
+	c.State.SetShortRun(e.PropBool("target", "checked"))
+}
 
 func (c *Presenter) ShortBusy() bool { return c.State.Short != nil && c.State.Short.Busy }
 func (c *Presenter) ShortRun() bool  { return c.State.Short != nil && c.State.Short.RunAtOnce }
