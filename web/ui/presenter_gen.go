@@ -404,9 +404,8 @@ func (c *Presenter) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\n\t"}
 		vgparent.AppendChild(vgn)
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "presets"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "presets"}}}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "presets"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "presets"}, vugu.VGAttribute{Namespace: "", Key: "open", Val: "open"}}}
 		vgparent.AppendChild(vgn)
-		vgn.AddAttrInterface("open", c.ShowStart())
 		{
 			vgparent := vgn
 			_ = vgparent
