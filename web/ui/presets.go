@@ -65,9 +65,9 @@ const skewedRightOuter = `@Songs
 // Presets are the compare presets, grouped by scenario in the order the panel lists them.
 var Presets = []Preset{
 	{ID: "keyset-lt", Scenario: "okta-crowdstrike-small", Query: oktaWholeJoin, Strategy: "paged", Compare: "keyset-lt",
-		Failure: FailLoses, Lesson: "A `<` cursor skips the rows that share the last timestamp of a page."},
+		Failure: FailLoses, Lesson: "A cursor that asks for published < the last value skips the rows that share the last timestamp of a page."},
 	{ID: "keyset-le", Scenario: "okta-crowdstrike-small", Query: oktaWholeJoin, Strategy: "paged", Compare: "keyset-le",
-		Failure: FailStalls, Lesson: "A `<=` cursor fetches the tied rows again, and stalls on a tie group larger than a page."},
+		Failure: FailStalls, Lesson: "A cursor that asks for published <= the last value fetches the tied rows again, and stalls on a tie group larger than a page."},
 	{ID: "distinctkeys", Scenario: "okta-crowdstrike-small", Query: oktaWholeJoin, Strategy: "paged", Compare: "distinctkeys",
 		Failure: FailOrder, Lesson: "Paging the distinct join keys gets every row, but not in the query's order."},
 	{ID: "timewindow", Scenario: "okta-crowdstrike-small", Query: oktaWholeJoin, Strategy: "paged", Compare: "timewindow",
