@@ -97,8 +97,9 @@ type RowDiff struct {
 	// Stopped is B's error when B failed partway: the rows it sent before are compared for rows doubled or
 	// made up; the rows it never sent are not counted lost.
 	Stopped string
-	// A and B mark rows of each run by index (from 0): "lost", "doubled", "extra", "moved" (the same rows in
-	// another order), or "gap" (B: the rows A has before this one are missing). At most maxMarks a side.
+	// A and B mark rows of each run by index (from 0): "lost" (A: a copy B lacks), "doubled" (B: a copy past
+	// A's count; A: a row B repeats), "extra" (B: a row A lacks), "moved" (the same rows in another order), or
+	// "gap" (B: the rows A has before this one are missing). At most maxMarks a side.
 	A, B SideMarks
 }
 
@@ -228,22 +229,28 @@ func DiffRuns(a, b *Run) *RowDiff {
 // missing stretch is marked gap, so B's table shows where A's lost rows belong. One pass over each run.
 func (d *RowDiff) markRows(a, b *Run, key func(*Run, int) string, counts map[string][2]int) {
 	stopped := d.Stopped != ""
+	// Of a row A has more often than B, the copies past B's count are the lost ones; of a row B has more
+	// often, B's copies past A's count are the repeats, and A's copies are marked as the rows B repeated.
+	seen := map[string]int{}
 	for i := range a.Rows.Len() {
-		switch c := counts[key(a, i)]; {
-		case c[1] < c[0] && !stopped:
+		k := key(a, i)
+		seen[k]++
+		switch c := counts[k]; {
+		case c[1] < c[0] && !stopped && seen[k] > c[1]:
 			d.A.mark(i, "lost")
 		case c[1] > c[0]:
 			d.A.mark(i, "doubled")
 		}
 	}
+	clear(seen)
 	for j := range b.Rows.Len() {
-		switch c := counts[key(b, j)]; {
-		case c[1] > c[0] && c[0] > 0:
+		k := key(b, j)
+		seen[k]++
+		switch c := counts[k]; {
+		case c[1] > c[0] && c[0] > 0 && seen[k] > c[0]:
 			d.B.mark(j, "doubled")
-		case c[1] > c[0]:
+		case c[1] > c[0] && c[0] == 0:
 			d.B.mark(j, "extra")
-		case c[1] < c[0] && !stopped:
-			d.B.mark(j, "lost") // fewer copies than A's: B kept some of a repeated row
 		}
 	}
 	switch {
