@@ -35,7 +35,7 @@ func lostRows(want, got [][]string) int {
 // TestComparePresetDrawsBothViews clicks the keyset-lt preset on the first screen and sees both runs drawn by
 // the paged view side by side, the verdict counting the rows the same two runs lose natively, and the
 // differing rows marked in both tables: lost in A's, the gap where they belong in B's. Then the keyset-le
-// preset: B fails on its stalled cursor after repeating rows, marked in both tables.
+// preset: B fails on its stalled cursor after repeating rows, marked in both tables; then the salted trap.
 func TestComparePresetDrawsBothViews(t *testing.T) {
 	pre := ui.PresetByID("keyset-lt")
 	r := &protocol.Run{Query: pre.Query, Scenario: pre.Scenario, Seed: 1, Strategy: pre.Strategy}
@@ -85,6 +85,25 @@ func TestComparePresetDrawsBothViews(t *testing.T) {
 	}
 	if a, b := marks("a"), marks("b"); !slices.Contains(a, "doubled") || !slices.Contains(b, "doubled") {
 		t.Errorf("marks in A's table %q, in B's %q: want the repeated rows marked in both", a, b)
+	}
+
+	// The outer-join trap: both drawn by the salted view, B's null-extended copies marked extra in its table
+	// and listed as wrong by its view.
+	p.do("click the salted preset", chromedp.Click(chromedp.CSS("#preset-salted-naive")))
+	p.waitFor("the salted verdict", `(() => { const v = document.querySelector("#cmp-verdict");
+		return v !== null && v.textContent.includes("extra") &&
+			document.querySelector("#cmp-b-name").textContent.includes("salted_naive_wrong"); })()`, 2*runTimeout)
+	for _, side := range []string{"a", "b"} {
+		if !evaluate[bool](p, fmt.Sprintf(`document.querySelector("#cmp-view-%s #view-salted") !== null`, side)) {
+			t.Errorf("#cmp-view-%s is not drawn by the salted view", side)
+		}
+	}
+	if !evaluate[bool](p, `document.querySelector("#cmp-view-b #salted-wrong-rows") !== null`) ||
+		evaluate[bool](p, `document.querySelector("#cmp-view-a #salted-wrong-rows") !== null`) {
+		t.Error("want the wrong rows listed by B's salted view, and none by A's")
+	}
+	if b := marks("b"); !slices.Contains(b, "extra") {
+		t.Errorf("marks in B's table %q: want its null-extended copies marked extra", b)
 	}
 	p.checkConsole()
 }
