@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -28,12 +27,7 @@ func comparePreset(t *testing.T, p Preset) *State {
 			continue
 		}
 		runs++
-		ctx, cancel := context.WithTimeout(t.Context(), runLimit)
-		runner.Stream(ctx, req.ID, req.Run, s.Apply, nil)
-		if ctx.Err() != nil {
-			t.Fatalf("run %d (%s) took more than %v", req.ID, req.Run.Strategy, runLimit)
-		}
-		cancel()
+		runner.Stream(t.Context(), req.ID, req.Run, s.Apply, nil) // no wall-clock limit: see runForReal
 	}
 	if runs != 2 {
 		t.Fatalf("the preset posted %d runs, want A's and B's", runs)
