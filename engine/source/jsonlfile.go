@@ -90,13 +90,8 @@ func (s *jsonlFile) TypeAll(ctx context.Context) error {
 	if !s.sampled {
 		return nil
 	}
-	f, err := s.open()
-	if err != nil {
-		return fmt.Errorf("source %s: %w", s.name, err)
-	}
-	defer f.Close()
-	if err := s.typeFrom(f, s.length(), 0); err != nil {
-		return fmt.Errorf("source %s: %s: %w", s.name, s.path, err)
+	if err := s.readWhole(s.name, func(r io.Reader, size int64) error { return s.typeFrom(r, size, 0) }); err != nil {
+		return err
 	}
 	paths := make([]string, 0, len(s.paths))
 	for p := range s.paths {

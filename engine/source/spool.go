@@ -23,6 +23,20 @@ func (p place) open() (io.ReadCloser, error) {
 	return os.Open(p.path)
 }
 
+// readWhole hands the data to read, from its first byte, with its length, for a pass over all of it (typing a
+// sampled file from every value); its errors name the source and the file.
+func (p place) readWhole(source string, read func(r io.Reader, size int64) error) error {
+	f, err := p.open()
+	if err != nil {
+		return fmt.Errorf("source %s: %w", source, err)
+	}
+	defer f.Close()
+	if err := read(f, p.length()); err != nil {
+		return fmt.Errorf("source %s: %s: %w", source, p.path, err)
+	}
+	return nil
+}
+
 // length is the data's size now (0 when the file cannot be looked at: the estimate of the rows is then off,
 // nothing else).
 func (p place) length() int64 {
