@@ -14,6 +14,7 @@ const (
 	kindRequestSent      trace.Kind = "request_sent"
 	kindRequestThrottled trace.Kind = "request_throttled"
 	kindRequestRetried   trace.Kind = "request_retried"
+	kindPageReturned     trace.Kind = "page_returned"
 
 	// engine/plan
 	kindPartitionsPruned trace.Kind = "partitions_pruned"

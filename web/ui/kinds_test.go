@@ -18,6 +18,7 @@ func TestKindsMatchTheEngine(t *testing.T) {
 		{kindRequestSent, connector.RequestSent},
 		{kindRequestThrottled, connector.RequestThrottled},
 		{kindRequestRetried, connector.RequestRetried},
+		{kindPageReturned, connector.PageReturned},
 		{kindPartitionsPruned, plan.PartitionsPruned},
 		{kindDynamicFilter, dynfilter.Applied},
 		{kindSpill, join.EventSpill},

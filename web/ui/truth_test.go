@@ -141,6 +141,20 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 	if tv.Requests != st.Requests {
 		t.Errorf("requests %d in the trace, stats %d", tv.Requests, st.Requests)
 	}
+	// Rows read: a connector source's come from its pages, which the engine's rows_scanned counts too; the
+	// hash view's build and probe bars are those sources' reads.
+	if st.RowsScanned > 0 {
+		var pages int64
+		for _, s := range tv.Scans {
+			pages += s.Rows
+		}
+		if pages != st.RowsScanned || tv.RunReads != st.RowsScanned {
+			t.Errorf("rows read from connectors: %d by source, %d in all, stats %d", pages, tv.RunReads, st.RowsScanned)
+		}
+		if view == viewHash && len(tv.Scans) > 0 && (&HashView{Run: r}).Bars()[0].Text == "0" {
+			t.Errorf("the hash view's build bar shows no rows: %+v", (&HashView{Run: r}).Bars()[0])
+		}
+	}
 	switch view {
 	case viewHash, viewGrace, viewSalted:
 		checkDynFilters(t, r, run.events, d)
