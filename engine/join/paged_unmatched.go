@@ -109,14 +109,14 @@ func (p *Paged) nextNullKeys(ctx context.Context) (bool, error) {
 // response in hand or, once it is spent, the next one: empty when none is due, nil when the phase is done.
 func (p *Paged) dueNullKeys(ctx context.Context, bound []column.Value) (*column.Table, error) {
 	n := &p.nulls
-	if n.rows == nil || n.pos >= n.rows.N {
+	for n.rows == nil || n.pos >= n.rows.N { // a response whose rows all fail the engine conditions: the next
 		if n.asked && !n.more {
 			return nil, nil
 		}
 		if err := p.readNullKeys(ctx); err != nil {
 			return nil, err
 		}
-		if n.rows.N == 0 {
+		if n.rows.N == 0 && !n.more {
 			return nil, nil
 		}
 	}
@@ -304,7 +304,11 @@ func (p *Paged) readNullKeys(ctx context.Context) error {
 			n.cursor[i] = n.rows.Cols[n.rows.Schema.Index(k.Column)].Value(rows - 1)
 		}
 	}
-	p.emit(NullKeyRows, map[string]any{"phase": n.phase, "rows": rows, "more": n.more})
+	var dropped int
+	if n.rows, dropped, err = r.enginePass(n.rows); err != nil {
+		return fmt.Errorf("null-keys: %w", err)
+	}
+	p.emit(NullKeyRows, engineAttrs(r, map[string]any{"phase": n.phase, "rows": rows, "more": n.more}, dropped))
 	return nil
 }
 
@@ -341,13 +345,22 @@ func (p *Paged) nextUnmatchedProbe(ctx context.Context) error {
 		p.scanDone = true
 	}
 	keyVec := b.Cols[indexOfName(cols, r.keyColumn())]
+	pass, err := r.engineKeep(cols, b)
+	if err != nil {
+		return fmt.Errorf("probe-scan: %w", err)
+	}
 	var idx []int32
+	dropped := 0
 	for i := 0; i < rows; i++ {
+		if pass != nil && !pass[i] {
+			dropped++ // not an input of the join: neither matched nor unmatched
+			continue
+		}
 		if keyVec.IsNull(i) || !p.matchedKeys[connector.Literal(keyVec.Value(i))] {
 			idx = append(idx, int32(i))
 		}
 	}
-	p.emit(ProbeScanned, map[string]any{"rows": rows, "unmatched": len(idx), "more": !p.scanDone, "matched_keys": len(p.matchedKeys)})
+	p.emit(ProbeScanned, engineAttrs(r, map[string]any{"rows": rows, "unmatched": len(idx), "more": !p.scanDone, "matched_keys": len(p.matchedKeys)}, dropped))
 	if len(idx) == 0 {
 		return nil
 	}

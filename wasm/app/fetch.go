@@ -10,17 +10,46 @@ import (
 	"github.com/joinlab/joinlab/web/ui"
 )
 
-var _ ui.Fetcher = (*browser)(nil)
+var (
+	_ ui.Fetcher = (*browser)(nil)
+	_ ui.Poster  = (*browser)(nil)
+)
 
 // Fetch reads a file of the site (a path relative to the page) with the browser's fetch. It blocks until the
 // body is in, so it must be called from a goroutine, never from a JavaScript callback: the promise's callbacks
 // run on the event loop that a blocked callback would hold.
 func (b *browser) Fetch(path string) ([]byte, error) {
+	status, data, err := fetch(path, js.Undefined())
+	if err == nil && (status < 200 || status > 299) {
+		return nil, fmt.Errorf("%s: HTTP %d", path, status)
+	}
+	return data, err
+}
+
+// PostJSON posts body as application/json to path on the page's origin with the browser's fetch and returns
+// the answer's status and body; an error only when nothing answered (no server, no network). It blocks as
+// Fetch does.
+func (b *browser) PostJSON(path string, body []byte) (int, []byte, error) {
+	headers := js.Global().Get("Object").New()
+	headers.Set("Content-Type", "application/json")
+	init := js.Global().Get("Object").New()
+	init.Set("method", "POST")
+	init.Set("headers", headers)
+	init.Set("body", string(body))
+	init.Set("credentials", "same-origin")
+	return fetch(path, init)
+}
+
+// fetch sends a request with the browser's fetch (init: its options, or undefined) and waits for the whole
+// answer: its status and body, or an error when nothing answered.
+func fetch(path string, init js.Value) (int, []byte, error) {
 	type result struct {
-		data []byte
-		err  error
+		status int
+		data   []byte
+		err    error
 	}
 	done := make(chan result, 1)
+	status := 0
 	var onResponse, onBody, onError js.Func
 	release := func() { onResponse.Release(); onBody.Release(); onError.Release() }
 	onError = js.FuncOf(func(_ js.Value, args []js.Value) any {
@@ -35,20 +64,16 @@ func (b *browser) Fetch(path string) ([]byte, error) {
 		arr := js.Global().Get("Uint8Array").New(args[0])
 		data := make([]byte, arr.Get("length").Int())
 		js.CopyBytesToGo(data, arr)
-		done <- result{data: data}
+		done <- result{status: status, data: data}
 		return nil
 	})
 	onResponse = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		resp := args[0]
-		if !resp.Get("ok").Bool() {
-			done <- result{err: fmt.Errorf("%s: HTTP %d", path, resp.Get("status").Int())}
-			return nil
-		}
-		resp.Call("arrayBuffer").Call("then", onBody).Call("catch", onError)
+		status = args[0].Get("status").Int()
+		args[0].Call("arrayBuffer").Call("then", onBody).Call("catch", onError)
 		return nil
 	})
-	js.Global().Call("fetch", path).Call("then", onResponse).Call("catch", onError)
+	js.Global().Call("fetch", path, init).Call("then", onResponse).Call("catch", onError)
 	r := <-done
 	release()
-	return r.data, r.err
+	return r.status, r.data, r.err
 }

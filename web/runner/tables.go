@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
@@ -22,6 +23,13 @@ const progressEvery = 100 * time.Millisecond
 // the user picks another format. The reader may be read from a goroutine only (in the browser it waits for
 // the Blob's promises).
 type Opener func() (io.Reader, error)
+
+// MaxOwnBytes bounds the bytes of all the user's tables together. The browser has no disk to read a table
+// again from, so a loaded table is held in the engine's memory (its text or its columns: about its size), and
+// a tab's WebAssembly memory cannot pass 4 GiB: past this the load fails with the tables' sizes and the way
+// out, instead of the tab running out of memory in the middle of a query. A variable so that tests can lower
+// it.
+var MaxOwnBytes int64 = 1 << 30
 
 // Tables holds the user's own tables in the engine, parsed once when loaded, by the page's handle. A run
 // names them in its Inputs (protocol.Input.Table) under whatever name the page gives them now. It is safe
@@ -38,6 +46,7 @@ type ownTable struct {
 	done   chan struct{} // closed when the parse ends
 	src    source.Source
 	err    error
+	bytes  int64 // the bytes it was parsed from, once loaded
 }
 
 // NewTables returns an empty set of tables.
@@ -72,15 +81,24 @@ func (t *Tables) Load(ctx context.Context, id int, format string, open Opener, p
 	}
 	tab := &ownTable{open: open, cancel: cancel, done: make(chan struct{})}
 	t.m[id] = tab
+	var others int64
+	for other, o := range t.m {
+		if other != id {
+			others += o.bytes
+		}
+	}
 	t.mu.Unlock()
 
 	start := time.Now()
-	src, sum, err := parseOwn(ctx, f, open, progress)
+	src, sum, err := parseOwn(ctx, f, open, progress, MaxOwnBytes-others)
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	t.mu.Lock()
 	tab.src, tab.err = src, err
+	if err == nil {
+		tab.bytes = sum.Bytes
+	}
 	close(tab.done)
 	t.mu.Unlock()
 	if err != nil {
@@ -92,12 +110,13 @@ func (t *Tables) Load(ctx context.Context, id int, format string, open Opener, p
 
 // parseOwn reads a table's bytes through the engine's chunked reader, straight into the source: the text is
 // copied once, into the chunks the source keeps (source.Read), and never into a string.
-func parseOwn(ctx context.Context, f source.Format, open Opener, progress func(int64)) (source.Source, *protocol.Summary, error) {
+// room is how many bytes the other tables leave of MaxOwnBytes.
+func parseOwn(ctx context.Context, f source.Format, open Opener, progress func(int64), room int64) (source.Source, *protocol.Summary, error) {
 	r, err := open()
 	if err != nil {
 		return nil, nil, err
 	}
-	cr := &countingReader{ctx: ctx, r: r, progress: progress}
+	cr := &countingReader{ctx: ctx, r: r, progress: progress, room: room}
 	src, err := source.Read("table", f, cr, source.Options{})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -122,6 +141,7 @@ func parseOwn(ctx context.Context, f source.Format, open Opener, progress func(i
 type countingReader struct {
 	ctx      context.Context
 	r        io.Reader
+	room     int64 // the bytes the table may hold (see MaxOwnBytes)
 	n        int64
 	head     []byte
 	progress func(int64)
@@ -133,6 +153,14 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := c.r.Read(p)
+	if c.n+int64(n) > c.room {
+		held := ""
+		if others := MaxOwnBytes - c.room; others > 0 {
+			held = fmt.Sprintf(", with the %s the other tables hold,", memory.Bytes(others))
+		}
+		return 0, fmt.Errorf("the table would pass%s the %s the page keeps for its own data: remove a table, or read "+
+			"files this large with the joinlab command", held, memory.Bytes(MaxOwnBytes))
+	}
 	if room := protocol.MaxInlineBytes + 1 - len(c.head); room > 0 {
 		c.head = append(c.head, p[:min(n, room)]...)
 	}

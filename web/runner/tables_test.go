@@ -112,3 +112,33 @@ func TestTablesRenameReformatDrop(t *testing.T) {
 		t.Errorf("a run over a dropped table: %v", err)
 	}
 }
+
+// TestTablesStayWithinMaxOwnBytes loads tables until they would hold more than MaxOwnBytes: the one that passes
+// it fails with the sizes and its position, the others stay, and dropping one makes room again.
+func TestTablesStayWithinMaxOwnBytes(t *testing.T) {
+	defer func(old int64) { MaxOwnBytes = old }(MaxOwnBytes)
+	MaxOwnBytes = 100
+	rows := strings.Repeat(`{"a":1}`+"\n", 8) // 64 bytes
+	tabs := NewTables()
+	if _, err := tabs.Load(context.Background(), 1, "jsonl", textOpener(rows), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tabs.Load(context.Background(), 2, "jsonl", textOpener(rows), nil)
+	if err == nil || !strings.Contains(err.Error(), "the table would pass, with the 64 B the other tables hold, the 100 B the page keeps") {
+		t.Fatalf("a table past MaxOwnBytes: %v", err)
+	}
+	if e := LoadError(err); e.Line == 0 {
+		t.Errorf("the error %q has no line", err)
+	}
+	if _, err := tabs.source(context.Background(), 1, "One"); err != nil {
+		t.Errorf("the first table is gone: %v", err)
+	}
+	tabs.Drop(1)
+	if _, err := tabs.Load(context.Background(), 2, "jsonl", textOpener(rows), nil); err != nil {
+		t.Errorf("after a drop: %v", err)
+	}
+	if _, err := tabs.Load(context.Background(), 3, "jsonl", textOpener(strings.Repeat(rows, 2)), nil); err == nil ||
+		!strings.Contains(err.Error(), "the table would pass, with the 64 B") {
+		t.Errorf("a second table: %v", err)
+	}
+}

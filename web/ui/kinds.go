@@ -15,9 +15,13 @@ const (
 	kindRequestThrottled trace.Kind = "request_throttled"
 	kindRequestRetried   trace.Kind = "request_retried"
 	kindRequestFailed    trace.Kind = "request_failed"
+	kindPageReturned     trace.Kind = "page_returned"
 
 	// engine/plan
 	kindPartitionsPruned trace.Kind = "partitions_pruned"
+
+	// engine/dynfilter
+	kindDynamicFilter trace.Kind = "dynamic_filter"
 
 	// engine/join: grace.go
 	kindSpill            trace.Kind = "spill"

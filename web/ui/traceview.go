@@ -54,6 +54,8 @@ type TraceView struct {
 	Salted SaltedSummary
 	Sweep  SweepSummary
 	Paged  PagedSummary
+	// DynFilters are the dynamic filters pushed into probe scans, in the order their events came.
+	DynFilters []DynFilter
 }
 
 // Scan is one source's reading progress.
@@ -116,6 +118,8 @@ func (t *TraceView) Add(e trace.Event) {
 		}
 	case kindScanRows:
 		t.addScan(a)
+	case kindPageReturned:
+		t.addPage(a)
 	case trace.RowsEmitted:
 		if e.Op != opOutput {
 			return
@@ -143,6 +147,8 @@ func (t *TraceView) Add(e trace.Event) {
 		t.Sweep.add(a, e.At)
 	case kindPageRequested, kindPageFetched, kindTieGroupCut, kindFilterSplit, kindRefetched:
 		t.Paged.add(e.Kind, a)
+	case kindDynamicFilter:
+		t.addDynFilter(a)
 	}
 }
 
@@ -198,6 +204,22 @@ func (t *TraceView) addScan(a map[string]any) {
 		return
 	}
 	t.Scans = append(t.Scans, Scan{Source: name, Rows: int64(total), Scans: int64(scan)})
+}
+
+// addPage folds a connector's answer in as rows read from its source: a connector source is read through its
+// requests, not through the runner's counted scans, so its pages are what it read (the engine's rows_scanned
+// detail sums the same rows).
+func (t *TraceView) addPage(a map[string]any) {
+	name := str(a, "source")
+	rows, _ := num(a, "rows")
+	t.RunReads += int64(rows)
+	for i := range t.Scans {
+		if t.Scans[i].Source == name {
+			t.Scans[i].Rows += int64(rows)
+			return
+		}
+	}
+	t.Scans = append(t.Scans, Scan{Source: name, Rows: int64(rows), Scans: 1})
 }
 
 // Native is one request a connector was sent, in its own dialect, with its sizes and the connector's caps on
