@@ -42,7 +42,7 @@ func (t *Tables) Download(ctx context.Context, run *protocol.Run, f string, w io
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	again := *run
-	again.Speed, again.PauseAfter = 0, 0
+	again.PauseAfter = 0
 	if f == protocol.DownloadTrace {
 		if err := t.writeTrace(ctx, &again, bw); err != nil {
 			return err

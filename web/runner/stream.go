@@ -117,9 +117,6 @@ func (t *Tables) Stream(ctx context.Context, id int, run *protocol.Run, post fun
 func streamWith(ctx context.Context, clock wallClock, tables *Tables, id int, run *protocol.Run, post func(protocol.Message), yield func()) {
 	now := clock.Now()
 	s := &stream{ctx: ctx, clock: clock, tables: tables, id: id, post: post, yield: yield, start: now, lastFlush: now}
-	if run != nil {
-		s.speed = validSpeed(run.Speed)
-	}
 	defer func() {
 		if p := recover(); p != nil {
 			s.fail(fmt.Errorf("internal error: %v", p))
@@ -162,26 +159,17 @@ type stream struct {
 	stats    *protocol.Stats
 	strategy string
 
-	// Playback (pace.go): speed is trace time per wall time, 0 flat out;
-	// held the wall time the page's gate kept the run; slept the time spent waiting for playback.
-	speed       float64
-	held, slept time.Duration
+	// held is the wall time the page's gate kept the run (clock.go).
+	held time.Duration
 }
 
-// Emit is the run's trace.Sink. At a playback speed it holds the caller until the event's time comes.
+// Emit is the run's trace.Sink.
 func (s *stream) Emit(e trace.Event) {
 	s.mu.Lock()
 	if e.Kind == trace.StrategyChose {
 		if name, ok := e.Attrs["strategy"].(string); ok {
 			s.strategy = name
 		}
-	}
-	// Reads while planning are not paced: nothing has been posted yet, not even the output's columns. The
-	// wait comes before the event joins the pending ones, so the flushes while waiting post only earlier ones.
-	if !s.planning.Load() && s.behind(e.At) >= paceGrain {
-		s.mu.Unlock()
-		s.pace(e.At)
-		s.mu.Lock()
 	}
 	if !s.everyEvent && s.sent+int64(len(s.events)) >= maxEventsPerRun {
 		s.dropped++
@@ -191,13 +179,11 @@ func (s *stream) Emit(e trace.Event) {
 	s.mu.Unlock()
 }
 
-// since is the engine's working time: wall time since the start, less what the page held the run for and
-// what playback waited. The runner's own events carry it, so at a speed they play back in slow motion or
-// fast, like the virtual clock of simulated sources.
+// since is the engine's working time (clock.go), which the runner's own events carry.
 func (s *stream) since() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.played() - s.slept
+	return s.played()
 }
 
 func (s *stream) run(ctx context.Context, run *protocol.Run) error {

@@ -133,9 +133,6 @@ type Run struct {
 	Strategy string `json:"strategy,omitempty"`
 	// Sources are the user's own tables, keyed by the name the query writes after '@'.
 	Sources map[string]Input `json:"sources,omitempty"`
-	// Speed plays the trace back at this many units of trace time per unit of wall time (1: as fast as the
-	// simulated sources would answer; 0.1: ten times slower); 0 runs flat out. See web/runner's pacing.
-	Speed float64 `json:"speed,omitempty"`
 	// PauseAfter, when positive, holds the run after that many batch messages, as if the page had pressed
 	// pause then: it is how a share link reopens a run at the step it was paused at.
 	PauseAfter int `json:"pause_after,omitempty"`
