@@ -32,7 +32,7 @@ func FromCSV(name string, data []byte) (*Table, error) {
 // others in parallel, each straight into column vectors. Every chunk's bytes are kept until the types are
 // known, to parse again a chunk whose column must widen (see newCSV). A regular file is read by csvFile instead.
 func readCSV(name string, c *chunker, workers int) (*Table, error) {
-	const keep = true
+	how := csvRead{keep: true, view: true}
 	ch, err := c.next()
 	if err == io.EOF {
 		return nil, errors.New("empty CSV: expected a header line")
@@ -40,13 +40,13 @@ func readCSV(name string, c *chunker, workers int) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	header, first, err := parseCSVHead(ch, csvRead{keep: keep})
+	header, first, err := parseCSVHead(ch, how)
 	c.release(ch)
 	if err != nil {
 		return nil, err
 	}
 	rest, err := parseChunks(c, workers, func(ch chunk) (csvPart, error) {
-		return parseCSVChunk(ch, len(header), csvRead{keep: keep})
+		return parseCSVChunk(ch, len(header), how)
 	})
 	if err != nil {
 		return nil, err
@@ -63,6 +63,8 @@ type csvPart struct {
 	first bool   // the chunk starts with the header
 	line  int    // the chunk's first line in the file
 	data  []byte // the chunk's bytes, when kept
+	// viewed says the part's strings view data (csvRead.view), so a parse again at a wider type may too.
+	viewed bool
 }
 
 // parseCSVHead reads the header from the first chunk of a file, then the records after it, as how says.
@@ -116,20 +118,30 @@ type csvRead struct {
 	types []column.Type
 	only  []int // the columns to build vectors for; nil means all of them, empty none
 	keep  bool  // keep the chunk's bytes in the part
+	// view makes the string values views of the chunk's bytes instead of copies: for a chunk the chunker made
+	// (never written again) that the table keeps as long as its columns (readCSV), so no line is copied.
+	view bool
 }
 
 // readCSVRecords reads the records left in r, which reads ch, into one vector per column (as how says). The
 // records are held only while the chunk is parsed.
 func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, error) {
 	types, keep := how.types, how.keep
-	p := csvPart{saw: make([]kinds, fields), line: ch.line}
+	r.view = how.view
+	p := csvPart{saw: make([]kinds, fields), line: ch.line, viewed: how.view}
 	if keep {
 		p.data = ch.data
 	}
 	if types != nil {
 		return readTypedCSV(r, ch, fields, how, p)
 	}
-	var records [][]string
+	// One pass types and parses every field, kept flat (a record's fields side by side) with its kind and
+	// value until the chunk's types are known; then each column is built from what was parsed.
+	// They are sized from the chunk's lines, which bound its records (a quoted newline only makes fewer), so
+	// they are never grown by copying.
+	r.reuse = true
+	n := (bytes.Count(r.data, []byte{'\n'}) + 1) * fields
+	texts, saw, vals := make([]string, 0, n), make([]kinds, 0, n), make([]int64, 0, n)
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -139,16 +151,16 @@ func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, 
 			return p, csvError(err, ch.line)
 		}
 		for c, s := range rec {
-			k, err := textKind(s, false)
+			k, x, err := textValue(s)
 			if err != nil {
 				line, _ := r.FieldPos(c)
 				return p, fmt.Errorf("line %d: %w", ch.line-1+line, err)
 			}
 			p.saw[c] |= k
+			texts, saw, vals = append(texts, s), append(saw, k), append(vals, x)
 		}
-		records = append(records, rec)
+		p.rows++
 	}
-	p.rows = len(records)
 	p.cols = make([]*column.Vector, fields)
 	only := how.only
 	if only == nil {
@@ -159,9 +171,9 @@ func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, 
 	}
 	for _, c := range only {
 		t := p.saw[c].columnType()
-		v := column.NewVector(t, len(records))
-		for _, rec := range records {
-			appendCSV(v, t, rec[c])
+		v := column.NewVector(t, p.rows)
+		for i := c; i < len(texts); i += fields {
+			appendParsed(v, t, texts[i], saw[i], vals[i])
 		}
 		p.cols[c] = v
 	}
@@ -302,9 +314,9 @@ func widenPart(p *csvPart, types []column.Type, fields int) error {
 	var again csvPart
 	var err error
 	if p.first {
-		_, again, err = parseCSVHeadTyped(chunk{data: data, line: p.line}, csvRead{types: types})
+		_, again, err = parseCSVHeadTyped(chunk{data: data, line: p.line}, csvRead{types: types, view: p.viewed})
 	} else {
-		again, err = parseCSVChunk(chunk{data: data, line: p.line}, fields, csvRead{types: types})
+		again, err = parseCSVChunk(chunk{data: data, line: p.line}, fields, csvRead{types: types, view: p.viewed})
 	}
 	if err != nil {
 		return fmt.Errorf("line %d: the file changed while read: %w", p.line, err)

@@ -19,7 +19,10 @@ type csvRecords struct {
 	fields int // the fields every record must have
 	// reuse makes Read return the same slice every time (as csv.Reader.ReuseRecord); else each record is new.
 	reuse bool
-	rec   []string
+	// view makes an unquoted record's fields views of data instead of a copy of its line: only for data that
+	// outlives every field and is never written (a chunk a stream's table keeps, see csvRead.view).
+	view bool
+	rec  []string
 	// recLine is the line of the last record; quoted is the reader that read it when it held a quote.
 	recLine int
 	quoted  *csv.Reader
@@ -48,7 +51,12 @@ func (r *csvRecords) Read() ([]string, error) {
 		if len(line) == 0 {
 			continue
 		}
-		s := string(line)
+		var s string
+		if r.view {
+			s = view(line)
+		} else {
+			s = string(line)
+		}
 		if !r.reuse {
 			r.rec = make([]string, 0, r.fields)
 		}

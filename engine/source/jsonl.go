@@ -451,14 +451,18 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 		return nil, err
 	}
 	hi := min(it.pos+BatchRows, len(lines))
-	b, _ := jsonlBatch(lines[it.pos:hi], it.cols, it.plan, nil) // typed from every line: nothing to check
+	// Typed from every line: nothing to check. The lines are held by the source and never written, so a string
+	// value may view them.
+	b, _ := jsonlBatch(lines[it.pos:hi], it.cols, it.plan, nil, true)
 	it.pos = hi
 	return b, nil
 }
 
 // jsonlBatch reads the planned columns from each line into a batch, walking each line once (eachMember). A key
 // that appears twice counts the first time, as a gjson path reads it; a column whose key is missing is null.
-func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scanCheck) (*column.Batch, *RetypeError) {
+// held says the lines outlive the batch unchanged (a source holding them), so a string value without escapes
+// is a view of its line instead of a copy; a scan of a file, whose chunks are read again, copies.
+func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scanCheck, held bool) (*column.Batch, *RetypeError) {
 	vecs := make([]*column.Vector, len(cols))
 	for c, f := range cols {
 		vecs[c] = column.NewVector(f.Type, len(lines))
@@ -491,7 +495,7 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 						bad = check.retype(r, cols[m.col], kindOfRaw(val))
 						return false
 					}
-					appendRaw(v, val)
+					appendRaw(v, val, held)
 				default:
 					got := gjson.GetBytes(val, m.path)
 					if check != nil && !check.fits(m.col, kindOf(got)) {
@@ -532,20 +536,52 @@ func (c *scanCheck) retype(row int, f column.Field, k kinds) *RetypeError {
 	return &RetypeError{Line: row, Column: f.Name, Type: f.Type, Value: kindName(k)}
 }
 
-// appendRaw is appendJSON for a value's raw text: the common cases (null, a long written as an integer, a
-// string without escapes into a string column) straight from the bytes, the rest through gjson.
-func appendRaw(v *column.Vector, raw []byte) {
+// appendRaw is appendJSON for a value's raw text: the common cases straight from the bytes (null; a number
+// into a long, real or string column; a boolean; a string without escapes into a string or datetime column;
+// any value as written into a dynamic column), the rest through gjson. A string is a view of raw when held
+// (see jsonlBatch), else a copy. A number parses here as appendJSON parses it (its Raw is the same text), and
+// a real column's number never needs specialReals (those are JSON strings).
+func appendRaw(v *column.Vector, raw []byte, held bool) {
+	str := func(b []byte) string {
+		if held {
+			return view(b)
+		}
+		return string(b)
+	}
+	c := raw[0]
+	number := c == '-' || isDigit(c)
 	switch {
-	case raw[0] == 'n':
+	case c == 'n':
 		v.AppendNull()
 		return
-	case v.Type == column.Long && (raw[0] == '-' || isDigit(raw[0])):
+	case v.Type == column.Long && number:
 		if n, err := strconv.ParseInt(view(raw), 10, 64); err == nil {
 			v.AppendInt(n)
 			return
 		}
-	case v.Type == column.String && raw[0] == '"' && len(raw) > 2 && bytes.IndexByte(raw, '\\') < 0:
-		v.AppendString(string(raw[1 : len(raw)-1]))
+	case v.Type == column.Real && number:
+		f, _ := strconv.ParseFloat(view(raw), 64) // checked in range when the line was read
+		v.AppendReal(f)
+		return
+	case v.Type == column.Bool && (c == 't' || c == 'f'):
+		v.AppendBool(c == 't')
+		return
+	case v.Type == column.Dynamic && !bytes.Equal(raw, []byte(`""`)): // "" is null outside a string column
+		v.AppendString(str(raw))
+		return
+	case c == '"' && len(raw) > 2 && bytes.IndexByte(raw, '\\') < 0:
+		switch v.Type {
+		case column.String:
+			v.AppendString(str(raw[1 : len(raw)-1]))
+			return
+		case column.DateTime:
+			if ns, ok := column.ParseDateTime(view(raw[1 : len(raw)-1])); ok {
+				v.AppendInt(ns)
+				return
+			}
+		}
+	case v.Type == column.String && (number || c == 't' || c == 'f'):
+		v.AppendString(str(raw))
 		return
 	}
 	appendJSON(v, gjson.ParseBytes(raw))

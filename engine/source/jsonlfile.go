@@ -165,7 +165,7 @@ func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		var out []*column.Batch
 		var err error
 		flush := func() bool {
-			b, bad := jsonlBatch(lines, cols, plan, check)
+			b, bad := jsonlBatch(lines, cols, plan, check, false)
 			if bad != nil {
 				bad.Source, bad.Line = s.name, lineOf(ch, lines[bad.Line])
 				err = bad
