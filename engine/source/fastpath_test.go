@@ -1,0 +1,176 @@
+package source
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/joinlab/joinlab/engine/column"
+)
+
+// columnTypes are the types a scanned column can have.
+var columnTypes = []column.Type{column.Bool, column.Long, column.Real, column.DateTime, column.String, column.Dynamic}
+
+// dumpVector writes every row of v exactly (a real by its bits, so -0 and NaN compare), for comparing two
+// vectors built by two ways of appending.
+func dumpVector(v *column.Vector) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v/%d:", v.Type, v.Len())
+	for i := range v.Len() {
+		switch {
+		case v.IsNull(i):
+			b.WriteString(" null")
+		case v.Reals != nil:
+			fmt.Fprintf(&b, " %x", math.Float64bits(v.Reals[i]))
+		case v.Ints != nil:
+			fmt.Fprintf(&b, " %d", v.Ints[i])
+		case v.Bools != nil:
+			fmt.Fprintf(&b, " %t", v.Bools[i])
+		default:
+			fmt.Fprintf(&b, " %q", v.Strs[i])
+		}
+	}
+	return b.String()
+}
+
+// randomRaw is a JSON value of a random kind, biased to the cases the raw fast paths take and their edges.
+func randomRaw(rng *rand.Rand) string {
+	words := []string{
+		`null`, `true`, `false`, `0`, `-0`, `-0.0`, `7`, `-12`, `9007199254740993`, `9223372036854775807`,
+		`9223372036854775808`, `-9223372036854775809`, `1.5`, `1e5`, `-2.5E-3`, `1e308`, `""`, `"x"`, `"007"`,
+		`"NaN"`, `"Infinity"`, `"true"`, `"2024-06-01T10:00:00Z"`, `"2024-06-01"`, `"soon"`, `"a\"b"`,
+		`"\u0041B"`, `"2024-06-01T10:00:00\u005a"`, `{"a":1}`, `[1,"x"]`, `{}`, `[]`,
+	}
+	if rng.IntN(3) == 0 {
+		return fmt.Sprintf("%d", rng.Int64N(1<<40)-1<<39)
+	}
+	if rng.IntN(4) == 0 {
+		return fmt.Sprintf("%d.%d", rng.IntN(1000), rng.IntN(100))
+	}
+	return words[rng.IntN(len(words))]
+}
+
+// TestAppendRawMatchesAppendJSON checks the raw-text fast paths of a JSON-lines scan against the general
+// conversion through gjson, for random values into every column type, viewing and copying.
+func TestAppendRawMatchesAppendJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 3))
+	for _, typ := range columnTypes {
+		for _, held := range []bool{true, false} {
+			fast, general := column.NewVector(typ, 0), column.NewVector(typ, 0)
+			var raws []string
+			for range 2000 {
+				raw := randomRaw(rng)
+				raws = append(raws, raw)
+				appendRaw(fast, []byte(raw), held)
+				appendJSON(general, gjson.ParseBytes([]byte(raw)))
+			}
+			if got, want := dumpVector(fast), dumpVector(general); got != want {
+				for i := range raws {
+					f, g := column.NewVector(typ, 0), column.NewVector(typ, 0)
+					appendRaw(f, []byte(raws[i]), held)
+					appendJSON(g, gjson.ParseBytes([]byte(raws[i])))
+					if dumpVector(f) != dumpVector(g) {
+						t.Fatalf("%v column, held %t, %s: fast %s, general %s", typ, held, raws[i], dumpVector(f), dumpVector(g))
+					}
+				}
+				t.Fatalf("%v column: vectors differ", typ)
+			}
+		}
+	}
+}
+
+// randomField is a CSV field of a random kind, with the edges of each.
+func randomField(rng *rand.Rand) string {
+	words := []string{
+		"", "true", "FALSE", "True", "truth", "0", "-0", "+5", "007", "-12", "9223372036854775807",
+		"9223372036854775808", "123456789012345678", "1234567890123456789", "1.5", "-0.0", "1e5", "1E-5", ".5",
+		"5.", "1e", "1e999", "-1e999", "0x10", "inf", "NaN", "Infinity", "-Infinity", "nan", "2024-06-01T10:00:00Z",
+		"2024-06-01", "2024-13-01", "soon", "x y", " 1",
+	}
+	if rng.IntN(3) == 0 {
+		return fmt.Sprintf("%d", rng.Int64N(1<<50)-1<<49)
+	}
+	if rng.IntN(4) == 0 {
+		return fmt.Sprintf("%d.%02de%d", rng.IntN(1000), rng.IntN(100), rng.IntN(40)-20)
+	}
+	return words[rng.IntN(len(words))]
+}
+
+// TestTextValueMatchesTextKind checks the one-pass typing and parsing of a stream's CSV fields against typing
+// with textKind and converting with appendCSV, for random fields into every column type.
+func TestTextValueMatchesTextKind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	for range 20000 {
+		s := randomField(rng)
+		k, x, err := textValue(s)
+		wantK, wantErr := textKind(s, false)
+		if k != wantK || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("%q: textValue %v, %v; textKind %v, %v", s, k, err, wantK, wantErr)
+		}
+		if err != nil {
+			continue
+		}
+		for _, typ := range columnTypes {
+			fast, general := column.NewVector(typ, 1), column.NewVector(typ, 1)
+			appendParsed(fast, typ, s, k, x)
+			appendCSV(general, typ, s)
+			if got, want := dumpVector(fast), dumpVector(general); got != want {
+				t.Fatalf("%q into %v: parsed once %s, from the text %s", s, typ, got, want)
+			}
+		}
+	}
+}
+
+// TestReadCSVViewsMatchCopies reads random CSV (kinds changing at random lines, so chunks widen and are
+// parsed again, quoted fields among them) through Read, whose fields view the chunks, at random chunk sizes,
+// and checks every value against FromCSV, which copies them.
+func TestReadCSVViewsMatchCopies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 5))
+	for round := range 30 {
+		var b bytes.Buffer
+		b.WriteString("a,b,c\n")
+		rows := 1 + rng.IntN(300)
+		for range rows {
+			for c := range 3 {
+				if c > 0 {
+					b.WriteByte(',')
+				}
+				f := randomField(rng)
+				if f == "1e999" || f == "-1e999" {
+					f = "1e9"
+				}
+				if rng.IntN(10) == 0 {
+					f = `"` + f + `,` + "\n" + `"`
+				}
+				b.WriteString(f)
+			}
+			if rng.IntN(2) == 0 {
+				b.WriteByte('\r')
+			}
+			b.WriteByte('\n')
+		}
+		data := b.Bytes()
+		whole, err := FromCSV("T", bytes.Clone(data))
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		src, err := Read("T", CSV, bytes.NewReader(data), Options{Workers: 1, ChunkBytes: 1 + rng.IntN(200)})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		got := src.(*Table).table
+		for c, f := range whole.table.Schema {
+			if got.Schema[c] != f {
+				t.Fatalf("round %d: column %d is %v, want %v", round, c, got.Schema[c], f)
+			}
+			if g, w := dumpVector(got.Cols[c]), dumpVector(whole.table.Cols[c]); g != w {
+				t.Fatalf("round %d: column %s:\n got %s\nwant %s", round, f.Name, g, w)
+			}
+		}
+	}
+}
