@@ -174,3 +174,70 @@ func TestReadCSVViewsMatchCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLBatchStopsEarlyAsAWholeWalk checks the scan of a few columns, whose walk of a line stops once it
+// has met every read key, against reading each column alone from the whole line: the first member with its
+// key (a nested path inside it), for random lines with keys in random order, missing, repeated and nested.
+func TestJSONLBatchStopsEarlyAsAWholeWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 6))
+	keys := []string{"a", "b", "c", "m", "z"}
+	for round := range 200 {
+		var lines [][]byte
+		for range 1 + rng.IntN(40) {
+			var b bytes.Buffer
+			b.WriteByte('{')
+			for i := range rng.IntN(7) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				k := keys[rng.IntN(len(keys))]
+				v := randomRaw(rng)
+				if k == "m" && rng.IntN(2) == 0 {
+					v = fmt.Sprintf(`{"x":%s,"y":[1,{"x":2}]}`, randomRaw(rng))
+				}
+				fmt.Fprintf(&b, "%q:%s", k, v)
+			}
+			b.WriteByte('}')
+			lines = append(lines, b.Bytes())
+		}
+		var cols []column.Field
+		top := column.Schema{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "m", Type: column.Dynamic}, {Name: "z"}}
+		for _, name := range []string{"a", "b", "c", "m", "z", "m.x"} {
+			if rng.IntN(2) == 0 {
+				cols = append(cols, column.Field{Name: name, Type: columnTypes[rng.IntN(len(columnTypes))]})
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		batch, bad := jsonlBatch(lines, cols, newScanPlan(top, cols), nil, true)
+		if bad != nil {
+			t.Fatalf("round %d: %v", round, bad)
+		}
+		for c, f := range cols {
+			want := column.NewVector(f.Type, len(lines))
+			key, path, _ := strings.Cut(f.Name, ".")
+			for _, line := range lines {
+				found := false
+				eachMember(line, func(k, v []byte) bool {
+					if string(k) != key {
+						return true
+					}
+					found = true
+					if path == "" {
+						appendRaw(want, v, false)
+					} else {
+						appendJSON(want, gjson.GetBytes(v, path))
+					}
+					return false
+				})
+				if !found {
+					want.AppendNull()
+				}
+			}
+			if got, w := dumpVector(batch.Cols[c]), dumpVector(want); got != w {
+				t.Fatalf("round %d: column %s:\n got %s\nwant %s\nlines %s", round, f.Name, got, w, bytes.Join(lines, []byte("\n")))
+			}
+		}
+	}
+}

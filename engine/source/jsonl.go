@@ -469,8 +469,13 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 	}
 	var cache keyCache
 	var bad *RetypeError
+	// A line's walk stops once every read key has been met (later duplicates count for nothing), so a scan of
+	// a few columns skips the members after them, nested ones included; unless every key must be checked
+	// against the sample's (check.all), when the walk reads the whole line.
+	stopEarly := check == nil || !check.all
+	met := make([]int, len(plan.reads)) // the row+1 an entry's key was last met in
 	for r, line := range lines {
-		pos := 0
+		pos, left := 0, len(plan.reads)
 		eachMember(line, func(key, val []byte) bool {
 			e := cache.id(pos, key, func() int {
 				if e, ok := plan.keys[string(key)]; ok {
@@ -486,10 +491,14 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 				}
 				return true
 			}
+			if met[e] == r+1 {
+				return true // a duplicate key: its first value was read
+			}
+			met[e] = r + 1
+			left--
 			for _, m := range plan.reads[e] {
 				v := vecs[m.col]
 				switch {
-				case v.Len() > r:
 				case m.path == "":
 					if check != nil && !check.fits(m.col, kindOfRaw(val)) {
 						bad = check.retype(r, cols[m.col], kindOfRaw(val))
@@ -505,7 +514,7 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 					appendJSON(v, got)
 				}
 			}
-			return true
+			return !stopEarly || left > 0
 		})
 		if bad != nil {
 			return nil, bad
