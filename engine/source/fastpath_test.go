@@ -241,3 +241,41 @@ func TestJSONLBatchStopsEarlyAsAWholeWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLTypingSkipsStringsAsClassingEvery checks the typing of a chunk's keys, which stops classing the
+// values of a key once they made it a string, against classing every value of every member.
+func TestJSONLTypingSkipsStringsAsClassingEvery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 7))
+	keys := []string{"a", "b", "c"}
+	for round := range 300 {
+		var b bytes.Buffer
+		want := map[string]kinds{}
+		for range 1 + rng.IntN(30) {
+			b.WriteByte('{')
+			for i := range rng.IntN(5) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				k, v := keys[rng.IntN(len(keys))], randomRaw(rng)
+				if v == `1e308` {
+					v = `1e30`
+				}
+				want[k] |= kindOfRaw([]byte(v))
+				fmt.Fprintf(&b, "%q:%s", k, v)
+			}
+			b.WriteString("}\n")
+		}
+		part, err := parseJSONLChunk(chunk{data: b.Bytes(), line: 1})
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for i, k := range part.order {
+			if got, w := part.saw[i].columnType(), want[k].columnType(); got != w {
+				t.Fatalf("round %d: key %s typed %v, want %v:\n%s", round, k, got, w, b.String())
+			}
+		}
+		if len(part.order) != len(want) {
+			t.Fatalf("round %d: keys %v, want %v", round, part.order, want)
+		}
+	}
+}

@@ -94,7 +94,17 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 				return i
 			})
 			pos++
-			p.saw[i] |= kindOfRaw(v)
+			// A key whose values already made it a string only widens further on a nested value (to
+			// dynamic), and a dynamic one never: the text of its strings need not be classed again.
+			switch k := p.saw[i]; {
+			case k&sawNested != 0:
+			case k&sawString != 0:
+				if v[0] == '{' || v[0] == '[' {
+					p.saw[i] |= sawNested
+				}
+			default:
+				p.saw[i] |= kindOfRaw(v)
+			}
 			return true
 		})
 		p.rows++
