@@ -76,6 +76,14 @@ type Hash struct {
 	// is read (see HandBuildKeysTo).
 	keys     *dynfilter.Collector
 	handOver func(*dynfilter.Collector) error
+	// radix, when set, is the partitioned lookup of the probe (hash_radix.go). Test knobs: noRadix keeps the
+	// probe streaming; radixBits > 0 turns the path on at any table size with that many partition bits (at
+	// most the table's); radixWindow and radixMinWindow, when > 0, replace radixWindowRows and
+	// radixMinWindowRows, so small inputs take every branch.
+	radix                       *radixProbe
+	noRadix                     bool
+	radixBits                   uint
+	radixWindow, radixMinWindow int
 }
 
 type hashState int
@@ -158,7 +166,11 @@ func (h *Hash) buildTable(ctx context.Context) error {
 			return err
 		}
 	}
-	return h.index()
+	if err := h.index(); err != nil {
+		return err
+	}
+	h.startRadix()
+	return nil
 }
 
 // readBuild reads the whole build side into h.table, accounting it against the budget.
@@ -317,6 +329,9 @@ func (h *Hash) SetTopBound(b *exec.TopBound, key exec.SortKey, first int64) erro
 // nextProbe reads the next probe batch and finds its rows' chain heads (h.pb, h.pkeys, h.heads), or reports
 // false at the end of the probe side.
 func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
+	if h.radix != nil {
+		return h.nextRadix(ctx)
+	}
 	b, err := h.probe.Next(ctx)
 	if err != nil || b == nil {
 		return false, err
