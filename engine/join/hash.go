@@ -28,6 +28,16 @@ import (
 // order. Memory: the build input plus 4 bytes a row for chains, and 16 bytes a slot for int64 keys (intTable)
 // or 32 for any other key (keyTable), two to four slots a build row. Cost: one pass over each input, O(B + P + output). When the build side does
 // not fit the budget the join fails with *memory.ExceededError (a later strategy partitions instead).
+//
+// A table past radixProbeTableBytes is probed by windows (hash_radix.go): up to radixWindowRows probe rows are
+// held, their lookups made partition by partition of the table's slots so each partition's slots stay in the
+// L2 cache, and the rows then joined in probe order as above. The output order is therefore the same on both
+// paths — nothing that relies on probe order changes (innerunique's first rows, the join aggregate's rows
+// path, a top's bound and innerunique probing with the left, which keep the streaming path anyway: the top's
+// cut moves batch by batch, the dedupe is a map in probe order) — and a
+// limit above waits for one window, never for the whole probe side. The window's batches and about 26 bytes a
+// row count against the budget; a window that does not fit is cut short, down to one batch, which the
+// streaming probe would hold too, so a query the budget runs streaming also runs partitioned.
 type Hash struct {
 	spec      *Spec
 	buildLeft bool

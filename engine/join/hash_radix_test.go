@@ -58,7 +58,11 @@ func TestHashRadixMatchesNestedLoop(t *testing.T) {
 							got := orderedRows(t, h)
 							what := fmt.Sprintf("batch=%d buildLeft=%v bits=%d window=%d minWindow=%d", size, buildLeft, bits, window, minWindow)
 							if !slices.Equal(got, streamed) {
-								i := 0; for i < len(got) && got[i] == streamed[i] { i++ }; t.Fatalf("at %d: %s: partitioned probe gave %d rows, streaming %d, or another order\npartitioned: %v\nstreaming:   %v", i,
+								i := 0
+								for i < len(got) && got[i] == streamed[i] {
+									i++
+								}
+								t.Fatalf("at %d: %s: partitioned probe gave %d rows, streaming %d, or another order\npartitioned: %v\nstreaming:   %v", i,
 									what, len(got), len(streamed), head(got[i:]), head(streamed[i:]))
 							}
 							slices.Sort(got)

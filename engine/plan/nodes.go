@@ -274,6 +274,9 @@ type joinNode struct {
 	on          string
 	// dynProbe, when set, is the probe scan fed by this join's build keys (dynfilter.go).
 	dynProbe *pushedScanNode
+	// ran is the operator the last open made, when it can say how its run went (the hash join's key map
+	// and whether its probe was partitioned, known only once it has built): explain adds it as "last run:".
+	ran interface{ ProbeExplain() string }
 }
 
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
@@ -310,6 +313,9 @@ func (n *joinNode) physical() string {
 	if n.def.Explain != nil {
 		extra = ", " + n.def.Explain(n.jp)
 	}
+	if n.ran != nil {
+		extra += "; last run: " + n.ran.ProbeExplain()
+	}
 	return fmt.Sprintf("%s join kind=%s%s: %s", n.def.Name, n.jp.Spec.Kind, extra, n.reason)
 }
 func (n *joinNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
@@ -319,6 +325,9 @@ func (n *joinNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (ex
 	}
 	if err := wireProbeFilter(n, op); err != nil {
 		return nil, err
+	}
+	if r, ok := op.(interface{ ProbeExplain() string }); ok {
+		n.ran = r
 	}
 	return op, nil
 }
