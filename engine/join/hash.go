@@ -35,7 +35,8 @@ import (
 // paths — nothing that relies on probe order changes (innerunique's first rows, the join aggregate's rows
 // path, a top's bound and innerunique probing with the left, which keep the streaming path anyway: the top's
 // cut moves batch by batch, the dedupe is a map in probe order) — and a
-// limit above waits for one window, never for the whole probe side. The window's batches and about 26 bytes a
+// limit above waits for the first window (radixMinWindowRows rows; windows then grow), never for the whole
+// probe side. The window's batches and about 26 bytes a
 // row count against the budget; a window that does not fit is cut short, down to one batch, which the
 // streaming probe would hold too, so a query the budget runs streaming also runs partitioned.
 type Hash struct {

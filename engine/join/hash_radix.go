@@ -18,7 +18,8 @@ import (
 // radixPartitionBytes at a time, which stays in the L2 cache, instead of a random slot of the whole table per
 // row, each a miss to memory and usually to the TLB.
 //
-//	fill    read probe batches until radixWindowRows rows (or the end, or the budget's limit), their keys
+//	fill    read probe batches until the window's size (or the end, or the budget's limit), their keys: the
+//	        first window radixMinWindowRows rows, each next one four times the last up to radixWindowRows
 //	sort    per row its partition (the key's hash once more), a count per partition, the rows in partition order
 //	look    find each row's head in partition order, written to the row's place in probe order
 //	hand    give the window's batches to the join loop one at a time, then fill the next window
@@ -27,8 +28,8 @@ import (
 // the window ends with it (the batch is held uncounted, as the streaming probe holds its one batch), so a
 // tight budget degrades to windows of one batch, which are looked up as the streaming probe does — a query
 // that runs streaming runs here. Cost: per probe row, one more hash and about 20 bytes written and read
-// sequentially; the lookups themselves then hit the cache. The first output waits for one window, never for
-// the whole probe side.
+// sequentially; the lookups themselves then hit the cache. The first output waits for the first window's
+// radixMinWindowRows rows, never for the whole probe side, so a limit above the join stops it early as before.
 type radixProbe struct {
 	bits uint // log2 of the partition count
 	// The window: its batches, their key columns and (keyTable) their keys as strings, and the first row of
@@ -43,6 +44,7 @@ type radixProbe struct {
 	ikeys   []int64  // their int64 keys, in the same order
 	skeys   []string // or their string keys
 	counts  []int
+	size    int   // the rows the last window was filled to at most
 	pos     int   // the next batch to hand to the join loop
 	held    int64 // what the window holds of the budget
 	// windows and sorted count the windows filled and those looked up in partition order; overBudget records
@@ -143,7 +145,10 @@ func (h *Hash) fillWindow(ctx context.Context) error {
 	h.releaseWindow()
 	w := h.radix
 	_, pk := h.buildKeys()
-	limit := radixWindowRows
+	// Windows start small and grow fourfold to radixWindowRows, so a limit above the join waits for
+	// radixMinWindowRows probe rows, not a full window.
+	w.size = min(max(4*w.size, radixMinWindowRows), radixWindowRows)
+	limit := w.size
 	if h.radixWindow > 0 {
 		limit = h.radixWindow
 	}

@@ -146,3 +146,40 @@ func TestHashRadixBudget(t *testing.T) {
 		t.Fatalf("the join should give its whole budget back, %d bytes still held", used)
 	}
 }
+
+// countingOp counts the rows its input has given.
+type countingOp struct {
+	exec.Operator
+	rows int
+}
+
+func (o *countingOp) Next(ctx context.Context) (*column.Batch, error) {
+	b, err := o.Operator.Next(ctx)
+	if b != nil {
+		o.rows += b.N
+	}
+	return b, err
+}
+
+// TestHashRadixFirstWindowSmall checks that the partitioned probe's first output waits for its first, small
+// window, not the whole probe side, so a limit above the join stops reading it early; and that the windows
+// then grow.
+func TestHashRadixFirstWindowSmall(t *testing.T) {
+	spec, pt, bt := radixInputs(70_000) // 280,000 probe rows
+	probe := &countingOp{Operator: &tableOp{t: pt, size: 1024}}
+	h := NewHash(spec, probe, &tableOp{t: bt, size: 1024}, false, memory.NewBudget(0))
+	b, err := h.Next(context.Background())
+	if err != nil || b == nil || b.N == 0 {
+		t.Fatalf("want a first batch, got %v, %v", b, err)
+	}
+	if h.radix == nil || probe.rows > radixMinWindowRows+1024 {
+		t.Fatalf("the first batch read %d probe rows, want at most %d (%s)", probe.rows, radixMinWindowRows+1024, h.ProbeExplain())
+	}
+	if _, err := exec.Materialize(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	// Windows of 16K, 64K and up to 256K rows cover 280,000 rows in three, not 280,000/16K = 18.
+	if w := h.radix.windows; w != 3 {
+		t.Fatalf("want 3 growing windows over %d probe rows, got %d", pt.N, w)
+	}
+}
