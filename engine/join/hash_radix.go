@@ -128,7 +128,7 @@ func (h *Hash) nextRadix(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// release drops the window and gives its memory back.
+// releaseWindow drops the window and gives its memory back.
 func (h *Hash) releaseWindow() {
 	w := h.radix
 	h.budget.Shrink(w.held)
