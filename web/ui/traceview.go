@@ -54,6 +54,8 @@ type TraceView struct {
 	Salted SaltedSummary
 	Sweep  SweepSummary
 	Paged  PagedSummary
+	// Baseline is where a paged baseline loses, repeats or reorders rows, or is refused (paged_failures.go).
+	Baseline BaselineSummary
 	// DynFilters are the dynamic filters pushed into probe scans, in the order their events came.
 	DynFilters []DynFilter
 }
@@ -100,6 +102,7 @@ func (t *TraceView) Add(e trace.Event) {
 	}
 	t.Recent = append(t.Recent, e)
 	a := e.Attrs
+	t.Baseline.add(e.Kind, a)
 	switch e.Kind {
 	case trace.StrategyChose:
 		t.Chosen, t.ChosenWhy = str(a, "strategy"), str(a, "reason")
