@@ -26,7 +26,7 @@ func checkUniqueIDs(t *testing.T, html string) {
 // and checks that B stands at the event the shared axis maps A's position to, drawn as a fresh fold of B's
 // events up to it; that the two views' ids are unique in the page; and that A's metrics are drawn.
 func TestCompareSharesOneTimeline(t *testing.T) {
-	p := presetByID(t, "keyset-lt")
+	p := *PresetByID("keyset-lt")
 	s := comparePreset(t, p)
 	a, b := s.Run, s.CompareRun
 	if !a.Tape.virtualClock() || !b.Tape.virtualClock() {
@@ -68,15 +68,4 @@ func tapeEvents(t *Tape, k int) []trace.Event {
 		out[i] = t.Event(i)
 	}
 	return out
-}
-
-func presetByID(t *testing.T, id string) Preset {
-	t.Helper()
-	for _, p := range Presets {
-		if p.ID == id {
-			return p
-		}
-	}
-	t.Fatalf("no preset %q", id)
-	return Preset{}
 }
