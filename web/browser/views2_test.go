@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/joinlab/joinlab/web/runner/protocol"
+	"github.com/joinlab/joinlab/web/ui"
 )
 
 // TestCompareSharesTimelineAndDrawsFailures clicks the keyset-lt preset and reads what the compare draws:
@@ -69,4 +72,53 @@ func TestCompareSharesTimelineAndDrawsFailures(t *testing.T) {
 		t.Error("the refused request is not drawn on B's strip")
 	}
 	p.screenshot("baseline-fetchall")
+}
+
+// smallPagedJoin is a paged join of 55 rows (seed 1) in pages of 8: small enough to draw row by row.
+const smallPagedJoin = `@OktaSystemLogs
+| where eventType == "user.session.start" and outcome.result == "SUCCESS" and published >= datetime(2024-05-31T15:00:00Z)
+| join kind=inner hint.page_rows=8 (@CrowdStrikeDetections | where severity >= 100) on $left.actor.alternateId == $right.user_name
+| project published, user = actor.alternateId, tactic
+| sort by published desc`
+
+// TestSmallPagedRunDrawsRowsByPage runs a small paged join in the page and reads the rows its view lays out
+// by page — each page's number, row count, cursor tuple and cut tie group — against a native fold of the same
+// run's events; the rows listed add up to the run's. Screenshot: view-paged-rows.png.
+func TestSmallPagedRunDrawsRowsByPage(t *testing.T) {
+	r := &protocol.Run{Query: smallPagedJoin, Scenario: "okta-crowdstrike-small", Seed: 1, Strategy: "paged"}
+	f := ui.Fold(nativeEvents(t, r))
+	cursors, ties := map[float64]string{}, map[float64]string{}
+	for _, pg := range f.Paged.Pages {
+		cursors[pg.N], ties[pg.N] = pg.Cursor, pg.TieTuple
+	}
+	var want []string
+	total := 0
+	for _, e := range f.Paged.Emitted {
+		want = append(want, fmt.Sprintf("%d:%d:%s:%s", int64(e.Page), int64(e.Rows), cursors[e.Page], ties[e.Page]))
+		total += int(e.Rows)
+	}
+	if len(want) < 2 || total > 60 {
+		t.Fatalf("natively %d rows over %d pages: the query is no longer a small run over several pages", total, len(want))
+	}
+
+	p := openPlayground(t)
+	defer p.screenshot("view-paged-rows")
+	p.pick("#scenario", r.Scenario)
+	p.waitFor("the scenario's knobs", `document.querySelector("#knob-okta_max_in_values") !== null`, runTimeout)
+	p.pick("#seed", "1")
+	p.setQuery(smallPagedJoin)
+	p.pick("#strategy", "paged")
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	if s := p.waitDone(2 * runTimeout); !strings.HasPrefix(s, "Done") {
+		t.Fatalf("status %q\n%s", s, p.state())
+	}
+	p.waitFor("the rows by page", `document.querySelector("#paged-rows") !== null`, runTimeout)
+	got := evaluate[[]string](p, `[...document.querySelectorAll("#paged-rows tbody")].map(b =>
+		[b.dataset.page, b.dataset.rows, b.dataset.cursor, b.dataset.tie || ""].join(":"))`)
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("pages drawn (page:rows:cursor:tie)\n%q\na native fold of the run's events\n%q", got, want)
+	}
+	if n := evaluate[int](p, `document.querySelectorAll("#paged-rows tbody tr:not(.page-head)").length`); n != total {
+		t.Errorf("%d rows listed by page, the run has %d", n, total)
+	}
 }
