@@ -26,11 +26,12 @@ import (
 // The join key is the cursor's tiebreaker, so the cursor walks through a tie group instead of stopping in it or
 // skipping it. For each page:
 //
-//	thin ──► probe ──► refetch ──► emit ──► thin … ──► (short page) ──► next phase ──► … ──► probe scan ──► done
+//	thin ──► probe ──► refetch ──► emit ──► thin … ──► (block dry) ──► next block ──► … ──► probe scan ──► done
 //	  ▲                                │
 //	  └──── null-key rows due ◄────────┘  (the paged side's outer and anti kinds)
 //
-//	thin     one request for page_size+1 thin rows; the extra row only says whether the page is the last
+//	thin     page_size+1 thin rows, one request (per null phase whose rows in hand ran dry: see
+//	         paged_phasemerge.go); the extra row only says whether the page is the last
 //	         (short) and whether the page edge cuts a tie group; it is not part of the page
 //	probe    the page's distinct keys go to the probe connector as a dynamic filter, split into the fewest IN
 //	         lists that fit its caps (engine/dynfilter); the slices' rows are unioned
@@ -40,7 +41,7 @@ import (
 //	emit     the page's rows joined (an in-memory hash join holding the probe rows, streaming the re-fetched
 //	         rows in order), streamed to the consumer; then cursor = the page's last tuple
 //
-// Output order: the sort column (its direction; nulls where the query puts them), then the join key, then the
+// Output order: the sort columns (each its direction; nulls where the query puts them), then the join key, then the
 // table's key, each paged row's matches in the probe table's key order. Because the windows (cursor, last]
 // tile the order, every finished page extends a prefix of the final result: rows are certain as soon as they
 // are emitted, and a consumer that stops pulling (take N) stops the join — no further request is sent.
@@ -48,9 +49,11 @@ import (
 // Nulls: a row whose join key is null never matches, so thin pages ask `isnotnull(key)`; when the kind outputs
 // the paged side's unmatched rows (its outer or anti join) the null-key rows are read apart and merged into the
 // output in order, and when it outputs the probe side's, those come from a scan of the probe side after the
-// last page (see paged_unmatched.go). Rows whose sort column is null are paged in a phase of their own, by the join key
-// alone (`isnull(sort) and key > cursor`): after the other rows when nulls sort last (KQL's default for desc),
-// before them when they sort first.
+// last page (see paged_unmatched.go). Sort columns may hold nulls, at any position, first or last as each
+// column's order says: the rows are read in one phase per null pattern of the sort columns (a null column is
+// constant in its phase, so the phase's keyset compares only its non-null columns), and the phases' streams
+// are merged by the full order; a page's rows may come from several phases, each window's re-fetch asks each
+// phase present in it for its own range (see paged_phasemerge.go).
 //
 // The first page is wide: it is small, so it is read at full width (every column the query reads, in the
 // re-fetch's order) and its windows' re-fetches are answered from it, without a request — the first rows
@@ -90,10 +93,12 @@ type Paged struct {
 	sortCol  string       // the first sort column; "" when the order is the join key alone
 	sortCols []SortColumn // the order before the join key (the key itself left out)
 	keyCol   string       // the paged side's join key column
-	phases   []nullPhase  // the null patterns of the sort columns, in output order (see nullPhases)
-	phase    int
+	phases   []nullPhase   // the null patterns of the sort columns, in output order (see nullPhases)
+	blocks   [][2]int      // the phases in blocks whose rows interleave (see phaseBlocks)
+	block    int           // the block being paged
+	streams  []phaseStream // per phase: its thin rows in hand and its cursors (see paged_phasemerge.go)
 	state    pagedState
-	cursor   []column.Value
+	cursor   []column.Value // the sort values and key of the last row in a window joined (for the trace)
 	size     int
 	page     int
 	emitted  int64
@@ -105,8 +110,8 @@ type Paged struct {
 	// The thin page in hand, while its windows go through probe and refetch one after another.
 	thin         *column.Batch
 	thinCols     []string
-	thinKeys     []connector.OrderKey // the cursor columns of the page's phase
-	thinUse      int                  // the page's rows, without the look past the edge
+	thinPhase    []int // each row's phase
+	thinUse      int   // the page's rows, without the look past the edge
 	thinPos      int                  // the first row not yet in a window
 	thinShort    bool
 	thinHeld     int64
@@ -128,8 +133,10 @@ type Paged struct {
 	// have null-key rows among them, stream those rows to the join (see cutAtNullKeys).
 	ready []*column.Batch
 	cuts  *cutRows
-	// nulls are the paged side's rows with a null key, when its unmatched rows are output (see nullKeyStream).
-	nulls nullKeyStream
+	// nulls are the paged side's rows with a null key, per phase, when its unmatched rows are output (see
+	// nullKeyStream); nullBlock is the block they are read in (never past the main stream's).
+	nulls     []nullKeyStream
+	nullBlock int
 	// nullKeysFirst: the order ends with the join key, nulls first, so a null key goes before its tie group's
 	// other keys (otherwise after them).
 	nullKeysFirst bool
@@ -374,12 +381,11 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	nullable := make([]bool, len(p.sortCols))
 	for i, s := range p.sortCols {
 		nullable[i] = indexOfName(paged.Info.NeverNull, s.Column) < 0
-		if i > 0 && nullable[i] {
-			return nil, fmt.Errorf("paged join: sort column %s may hold nulls and is not the first: its nulls sit inside the "+
-				"earlier columns' tie groups, which the null phases do not interleave (%s must declare it never null)", s.Column, paged.Info.Name)
-		}
 	}
 	p.phases = nullPhases(p.sortCols, nullable)
+	p.blocks = phaseBlocks(p.phases)
+	p.streams = make([]phaseStream, len(p.phases))
+	p.nulls = make([]nullKeyStream, len(p.phases))
 	if err := CheckPagedSort(spec.Kind, cfg.PagedLeft, p.cfg.Sort); err != nil {
 		return nil, fmt.Errorf("paged join: %w", err)
 	}
@@ -392,15 +398,16 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 }
 
 // maxSortColumns bounds the sort columns a paged join follows: the rows are paged in one phase per null
-// pattern of the sort columns (2^n phases, each at least one request when it is reached), so a long sort would
-// spend its requests proving phases empty.
+// pattern of the nullable sort columns (up to 2^n phases, each at least one request when it is reached, and
+// the phases of a block all read before its first row: see paged_phasemerge.go), so a long sort would spend
+// its requests proving phases empty. Four nullable columns are 16 phases, 8 in the first block.
 const maxSortColumns = 4
 
 // nullPhase says, per sort column, whether the phase pages the rows where that column is null. Within a phase
 // the null columns are constant, so its cursor is the tuple of its non-null sort columns and the join key, a
-// keyset no source has to compare with null. Phases tile the output in order only when the nulls of each
-// column form one block of it, which holds for the first sort column alone: NewPaged refuses a nullable
-// column after the first (a later column's nulls fall inside each tie group of the earlier ones).
+// keyset no source has to compare with null. A later column's nulls fall inside the tie groups of the earlier
+// columns, so the phases do not simply follow one another: their streams are merged by the full order (see
+// paged_phasemerge.go).
 type nullPhase []bool
 
 // nullPhases lists the null patterns of cols in the output's order: lexicographic, the first column the most
@@ -459,7 +466,7 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 					continue
 				}
 			}
-			if p.phase >= len(p.phases) {
+			if p.block >= len(p.blocks) {
 				if p.probeWants.keepsUnmatched() {
 					p.state = pagedProbeScan
 					continue
@@ -530,7 +537,10 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 
 func (p *Paged) finish() {
 	p.dropThin()
-	p.nulls.drop(p.budget)
+	p.dropStreams()
+	for i := range p.nulls {
+		p.nulls[i].drop(p.budget)
+	}
 	p.budget.Shrink(p.matchedHeld)
 	p.matchedKeys, p.matchedHeld = nil, 0
 	p.state = pagedDone
@@ -570,11 +580,11 @@ func (p *Paged) readyCuts(ctx context.Context, b *column.Batch) error {
 	return nil
 }
 
-// phaseKeys is the current phase's cursor: (the phase's non-null sort columns…, key).
-func (p *Paged) phaseKeys() []connector.OrderKey {
+// phaseKeys is phase ph's cursor: (the phase's non-null sort columns…, key).
+func (p *Paged) phaseKeys(ph int) []connector.OrderKey {
 	var keys []connector.OrderKey
 	for i, s := range p.sortCols {
-		if !p.phases[p.phase][i] {
+		if !p.phases[ph][i] {
 			keys = append(keys, connector.OrderKey{Column: s.Column, Desc: s.Desc})
 		}
 	}
@@ -592,12 +602,12 @@ func (p *Paged) thinOrder() []connector.OrderKey {
 	return append(keys, connector.OrderKey{Column: p.keyCol})
 }
 
-// phaseWhere is what every request of the phase asks besides the pushed predicate: a non-null key, and each
+// phaseWhere is what every request of phase ph asks besides the pushed predicate: a non-null key, and each
 // sort column null or not as the phase says.
-func (p *Paged) phaseWhere() connector.Predicate {
+func (p *Paged) phaseWhere(ph int) connector.Predicate {
 	and := connector.And{connector.NotNull{Column: p.keyCol}}
 	for i, s := range p.sortCols {
-		if p.phases[p.phase][i] {
+		if p.phases[ph][i] {
 			and = append(and, connector.Not{X: connector.NotNull{Column: s.Column}})
 		} else {
 			and = append(and, connector.NotNull{Column: s.Column})
@@ -606,11 +616,11 @@ func (p *Paged) phaseWhere() connector.Predicate {
 	return and
 }
 
-func (p *Paged) cursorPred(bound connector.Bound, vals []column.Value) connector.Predicate {
+func (p *Paged) cursorPred(ph int, bound connector.Bound, vals []column.Value) connector.Predicate {
 	if vals == nil {
 		return nil
 	}
-	return connector.Keyset{Keys: p.phaseKeys(), Values: vals, Bound: bound}
+	return connector.Keyset{Keys: p.phaseKeys(ph), Values: vals, Bound: bound}
 }
 
 // sortIndex is column c's place among the sort columns, or -1.
@@ -645,99 +655,66 @@ func (p *Paged) nextPage(ctx context.Context) error {
 	return p.nextWindow(ctx)
 }
 
-// fetchThin fetches one thin page of size+1 rows (the last only a look past the edge) and keeps it for its
-// windows; a page with no rows moves to the next phase instead. The run's first page is asked at full width
-// (see Paged), and thin after all if the source refuses it so.
+// fetchThin builds one thin page of size+1 rows (the last only a look past the edge) from the block's phases,
+// merged in the full order (see mergePage), and keeps it for its windows; a block with no rows left moves to the
+// next block instead. The run's first page is asked at full width (see Paged), and thin after all if the source
+// refuses it so.
 func (p *Paged) fetchThin(ctx context.Context) error {
 	p.page++
 	size, reason := p.sizeNext()
 	p.size = size
 	p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": reason})
-	keys := p.phaseKeys()
-	thinCols := orderColumns(p.thinOrder()) // a phase's null sort columns too, so the trace shows them
-	keyAt := indexOfName(thinCols, p.keyCol)
-	phaseName := "rows"
-	if p.phases[p.phase].anyNull() {
-		phaseName = "null_sort"
-	}
-
-	var page connector.Page
-	limit := size + 1
 	wide := p.page == 1 && !p.cfg.ThinFirst && !p.cfg.FixedPage && p.perWindow
-	cols, order := thinCols, p.thinOrder()
-	for {
-		limit = size + 1
-		if caps := p.paged.r.Conn.Caps(); caps.MaxRows > 0 && limit > caps.MaxRows {
-			limit = caps.MaxRows // a source returning one row per response gets no look past the edge
-			size = max(1, limit-1)
-		}
-		purpose := "thin"
-		if wide {
-			cols, order, _ = p.fullShape()
-			purpose = "wide"
-		}
-		p.emit(PageRequested, map[string]any{"page": p.page, "phase": phaseName, "cursor": valuesAny(p.cursor), "size": size, "wide": wide})
-		req := connector.Request{Table: p.paged.r.Info.Name, Columns: cols, OrderBy: order, Limit: limit,
-			Where: p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, p.cursor))}
-		var err error
-		page, err = p.paged.send(ctx, req, purpose)
-		var big *connector.ResultTooLargeError
-		if errors.As(err, &big) && wide {
-			wide, cols, order = false, thinCols, p.thinOrder()
-			p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": "the source refused the first page at full width: " + big.Error() + "; thin rows instead"})
-			continue
-		}
-		if errors.As(err, &big) && size > 1 {
-			next := max(1, size/shrinkDivisor)
-			p.emit(PageSized, map[string]any{"page": p.page, "size": next, "reason": "the source refused " + fmt.Sprint(size) + " thin rows: " + big.Error()})
-			size = next
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("thin page: %w", err)
-		}
-		break
+	rows, bytes, dry, err := p.mergePage(ctx, &size, wide)
+	if err != nil {
+		return err
 	}
-	n := page.Rows()
+	n := len(rows)
 	if n == 0 {
-		p.phase++
-		p.cursor = nil
+		p.nextBlock()
 		p.page--
 		return nil
 	}
-	use := n
-	if !page.Truncated && n > size {
-		use = size
+	use := min(n, size)
+	cols := orderColumns(p.thinOrder())
+	allWide := true
+	for _, r := range rows {
+		allWide = allWide && r.wide
 	}
-	if err := p.budget.Grow("a thin page", page.Batch.Bytes()); err != nil {
+	if allWide {
+		cols = rows[0].cols
+	}
+	thin := gatherRows(rows, cols, p.paged.r.Info.Schema)
+	if err := p.budget.Grow("a thin page", thin.Bytes()); err != nil {
 		return err
 	}
-	p.thin, p.thinCols, p.thinKeys, p.thinUse, p.thinPos = page.Batch, cols, keys, use, 0
-	p.thinShort = !page.Truncated && n < limit
-	p.thinHeld = page.Batch.Bytes()
-	thin := page.Batch
-	last := p.tupleAt(use - 1)
-	// A wide page answers its windows' re-fetches itself only if it holds every row of its last tuple: the
-	// page is the phase's last, or the look past the edge has another tuple.
-	p.wide = wide && (p.thinShort || (use < n && !p.sameTuple(use-1, use)))
-	thinBytes := page.Bytes
-	if wide {
-		thinBytes = connector.RowBytes(thinCols, p.project(thinCols)) // what a thin page would have cost, for sizing
+	p.thin, p.thinCols, p.thinUse, p.thinPos = thin, cols, use, 0
+	p.thinPhase = make([]int, n)
+	for i, r := range rows {
+		p.thinPhase[i] = r.phase
 	}
+	p.thinShort = dry
+	p.thinHeld = thin.Bytes()
+	last := p.fullTupleAt(use - 1)
+	// A wide page answers its windows' re-fetches itself only if it holds every row of each phase's last tuple
+	// in it: the row after it in its phase has another tuple, or the phase has no more rows.
+	p.wide = allWide && p.holdsLastTuples(use)
+	thinCols := orderColumns(p.thinOrder())
+	thinBytes := connector.RowBytes(thinCols, p.project(thinCols)) // what the thin rows cost, for sizing
 	p.sizes = append(p.sizes, size)
 	p.details.Add(DetailPages, 1)
-	if use < n && len(keys) >= 2 && p.sameSort(use-1, use) {
-		k0, k1 := thin.Cols[keyAt].Value(use-1), thin.Cols[keyAt].Value(use)
-		kc, _ := expr.Compare(k0, k1)
-		tuple := make([]string, len(keys)-1)
-		for i, k := range keys[:len(keys)-1] {
-			tuple[i] = connector.Literal(thin.Cols[indexOfName(cols, k.Column)].Value(use - 1))
+	if use < n && p.sameSort(use-1, use) {
+		kc, _ := expr.Compare(p.thin.Cols[indexOfName(cols, p.keyCol)].Value(use-1), p.thin.Cols[indexOfName(cols, p.keyCol)].Value(use))
+		tuple := make([]string, len(p.sortCols))
+		for i, v := range last[:len(p.sortCols)] {
+			tuple[i] = connector.Literal(v)
 		}
 		p.details.Add(DetailTieGroupsCut, 1)
 		p.emit(TieGroupCut, map[string]any{"page": p.page, "tuple": strings.Join(tuple, ", "), "same_key": kc == 0})
 	}
+	keyAt := indexOfName(cols, p.keyCol)
 	pageKeys := dynfilter.Distinct(thin.Cols[keyAt].Slice(0, use), use)
-	p.emit(PageFetched, map[string]any{"page": p.page, "rows": use, "bytes": page.Bytes, "distinct_keys": len(pageKeys),
+	p.emit(PageFetched, map[string]any{"page": p.page, "rows": use, "bytes": bytes, "distinct_keys": len(pageKeys),
 		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": p.thinShort})
 	p.lastRate.thinRows += int64(use)
 	p.lastRate.thinBytes += thinBytes * int64(use) / int64(n)
@@ -745,32 +722,81 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	return nil
 }
 
-// tupleAt is the cursor tuple of the current thin page's row i.
+// nextBlock moves the main stream to the next block of phases, releasing the rows the last one left.
+func (p *Paged) nextBlock() {
+	p.dropStreams()
+	p.block++
+}
+
+// holdsLastTuples reports whether, for each phase with rows in the page's first use rows, the page holds
+// every row of that phase's last tuple there: the phase's next row has another tuple, or the phase has none.
+func (p *Paged) holdsLastTuples(use int) bool {
+	seen := map[int]bool{}
+	for i := use - 1; i >= 0; i-- {
+		ph := p.thinPhase[i]
+		if seen[ph] {
+			continue
+		}
+		seen[ph] = true
+		s := &p.streams[ph]
+		if s.empty() {
+			if !s.done {
+				return false
+			}
+			continue
+		}
+		if equalValues(p.tupleAt(i), p.phaseTuple(ph, s.rows, s.cols, s.pos)) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalValues(a, b []column.Value) bool {
+	for i := range a {
+		if a[i].Null != b[i].Null {
+			return false
+		}
+		if c, ok := expr.Compare(a[i], b[i]); !a[i].Null && (!ok || c != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// gatherRows copies the merged rows' columns cols into one batch, in the rows' order.
+func gatherRows(rows []pageRow, cols []string, schema column.Schema) *column.Batch {
+	t := column.NewTable(schemaOf(cols, schema))
+	for c, name := range cols {
+		for _, r := range rows {
+			t.Cols[c].AppendFrom(r.rows.Cols[indexOfName(r.cols, name)], r.i)
+		}
+	}
+	t.N = len(rows)
+	return t.Batch()
+}
+
+// tupleAt is the cursor tuple of the current thin page's row i, in its phase's keyset.
 func (p *Paged) tupleAt(i int) []column.Value {
-	out := make([]column.Value, len(p.thinKeys))
-	for k, key := range p.thinKeys {
+	return p.phaseTuple(p.thinPhase[i], p.thin, p.thinCols, i)
+}
+
+// fullTupleAt is row i's sort values (nulls included) and key: where it stands in the whole order.
+func (p *Paged) fullTupleAt(i int) []column.Value {
+	keys := p.thinOrder()
+	out := make([]column.Value, len(keys))
+	for k, key := range keys {
 		out[k] = p.thin.Cols[indexOfName(p.thinCols, key.Column)].Value(i)
 	}
 	return out
 }
 
-// sameTuple reports whether rows i and j of the page in hand have the same cursor tuple.
-func (p *Paged) sameTuple(i, j int) bool { return p.sameOn(p.thinKeys, i, j) }
-
 // sameSort reports whether rows i and j of the page in hand have the same sort values: a tie group.
-func (p *Paged) sameSort(i, j int) bool { return p.sameOn(p.thinKeys[:len(p.thinKeys)-1], i, j) }
-
-func (p *Paged) sameOn(keys []connector.OrderKey, i, j int) bool {
-	for _, key := range keys {
-		v := p.thin.Cols[indexOfName(p.thinCols, key.Column)]
-		if v.IsNull(i) != v.IsNull(j) {
-			return false
-		}
-		if c, ok := expr.Compare(v.Value(i), v.Value(j)); !v.IsNull(i) && (!ok || c != 0) {
-			return false
-		}
+func (p *Paged) sameSort(i, j int) bool {
+	if len(p.sortCols) == 0 {
+		return false
 	}
-	return true
+	return equalValues(p.fullTupleAt(i)[:len(p.sortCols)], p.fullTupleAt(j)[:len(p.sortCols)])
 }
 
 // project is the page in hand's columns cols.
@@ -809,7 +835,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		}
 		p.sample = nil
 	}
-	from, to := p.cursor, p.tupleAt(end-1)
+	from, to := p.cursor, p.fullTupleAt(end-1)
 	keys := dynfilter.Distinct(keyVec.Slice(start, end), end-start)
 	if windowing {
 		p.emit(PageWindow, map[string]any{"page": p.page, "window": p.windowOfPage + 1, "rows_from": start, "rows_to": end,
@@ -821,7 +847,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		if err := p.noteMatched(keys); err != nil {
 			return err
 		}
-		p.advanceWindow(to, end)
+		p.advanceWindow(start, end)
 		return nil
 	}
 	var stop stopAt
@@ -868,7 +894,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	case p.wide:
 		pagedTab, err = p.pageRows(start, end, from, to, want)
 	default:
-		pagedTab, err = p.refetch(ctx, from, to, want)
+		pagedTab, err = p.refetch(ctx, start, end, from, to, want)
 	}
 	if err != nil {
 		return err
@@ -882,7 +908,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 			return err
 		}
 	}
-	p.advanceWindow(to, end)
+	p.advanceWindow(start, end)
 	if pagedTab == nil || pagedTab.N == 0 {
 		p.release()
 		return nil
@@ -891,15 +917,17 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	return nil
 }
 
-// advanceWindow moves the cursor past the window that ended at the page's row end, whose last tuple is to:
-// the page is dropped after its last window, and the phase ends after a short page's.
-func (p *Paged) advanceWindow(to []column.Value, end int) {
-	p.cursor, p.thinPos = to, end
+// advanceWindow moves the cursors past the window of the page's rows [start, end): each phase's to its last
+// tuple there. The page is dropped after its last window, and the block ends after a short page's.
+func (p *Paged) advanceWindow(start, end int) {
+	for i := start; i < end; i++ {
+		p.streams[p.thinPhase[i]].cursor = p.tupleAt(i)
+	}
+	p.cursor, p.thinPos = p.fullTupleAt(end-1), end
 	p.windowOfPage++
 	if end == p.thinUse {
 		if p.thinShort {
-			p.phase++
-			p.cursor = nil
+			p.nextBlock()
 		}
 		p.dropThin()
 	}
@@ -1102,10 +1130,10 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 	return out, matched, nil
 }
 
-// fullShape is how the paged side's full rows are asked for: the columns the query reads and the order's;
-// ordered by the thin order then the table's key, so twins (rows sharing a cursor tuple) come in a fixed
-// order; keyset is the order a response boundary is resumed by (a phase drops its null sort columns).
-func (p *Paged) fullShape() (cols []string, order, keyset []connector.OrderKey) {
+// fullShape is how the paged side's full rows of phase ph are asked for: the columns the query reads and the
+// order's; ordered by the thin order then the table's key, so twins (rows sharing a cursor tuple) come in a
+// fixed order; keyset is the order a response boundary is resumed by (the phase drops its null sort columns).
+func (p *Paged) fullShape(ph int) (cols []string, order, keyset []connector.OrderKey) {
 	r := p.paged.r
 	cols = fetchColumns(r)
 	order = append([]connector.OrderKey(nil), p.thinOrder()...)
@@ -1115,7 +1143,7 @@ func (p *Paged) fullShape() (cols []string, order, keyset []connector.OrderKey) 
 		}
 	}
 	for _, k := range order {
-		if i := p.sortIndex(k.Column); i < 0 || !p.phases[p.phase][i] {
+		if i := p.sortIndex(k.Column); i < 0 || !p.phases[ph][i] {
 			keyset = append(keyset, k) // a null sort column is constant in the phase: no cursor compares it
 		}
 	}
@@ -1159,11 +1187,63 @@ func (p *Paged) pageRows(start, end int, from, to, matched []column.Value) (*col
 	return out, nil
 }
 
-// refetch fetches the paged side's full rows in (from, to] whose key is in matched, in the output order.
-func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []column.Value) (*column.Table, error) {
+// refetch fetches the paged side's full rows of the page's window [start, end) whose key is in matched, in
+// the output order: per phase present in the window, the phase's rows in (its cursor, its last tuple there],
+// the phases' answers merged. from and to are the window's edges in the whole order, for the trace.
+func (p *Paged) refetch(ctx context.Context, start, end int, from, to, matched []column.Value) (*column.Table, error) {
+	want := make(map[string]bool, len(matched))
+	for _, v := range matched {
+		want[connector.Literal(v)] = true
+	}
+	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
+	var phases []int
+	last := map[int]int{}
+	keys := map[int][]column.Value{}
+	seen := map[string]bool{}
+	for i := start; i < end; i++ {
+		ph := p.thinPhase[i]
+		if _, ok := last[ph]; !ok {
+			phases = append(phases, ph)
+		}
+		last[ph] = i
+		k := keyVec.Value(i)
+		lit := connector.Literal(k)
+		if tag := fmt.Sprint(ph, ":", lit); want[lit] && !seen[tag] {
+			seen[tag] = true
+			keys[ph] = append(keys[ph], k)
+		}
+	}
+	var tabs []*column.Table
+	for _, ph := range phases {
+		if len(keys[ph]) == 0 {
+			continue
+		}
+		t, err := p.refetchPhase(ctx, ph, p.streams[ph].cursor, p.tupleAt(last[ph]), keys[ph])
+		if err != nil {
+			return nil, err
+		}
+		tabs = append(tabs, t)
+	}
+	var out *column.Table
+	if len(tabs) == 0 {
+		cols, _, _ := p.fullShape(phases[0])
+		out = column.NewTable(schemaOf(cols, p.paged.r.Info.Schema))
+	} else {
+		out = p.mergePhases(tabs)
+	}
+	p.details.Add(DetailRefetchRows, int64(out.N))
+	p.lastRate.refetchRows += int64(out.N)
+	p.lastRate.refetchBytes += out.Batch().Bytes()
+	p.emit(Refetched, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
+		"keys": len(matched), "rows": out.N, "phases": len(tabs)})
+	return out, nil
+}
+
+// refetchPhase fetches phase ph's full rows in (from, to] of its keyset whose key is in matched, in the order.
+func (p *Paged) refetchPhase(ctx context.Context, ph int, from, to []column.Value, matched []column.Value) (*column.Table, error) {
 	r := p.paged.r
-	cols, order, keyset := p.fullShape()
-	window := p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, from), p.cursorPred(connector.AtOrBefore, to))
+	cols, order, keyset := p.fullShape(ph)
+	window := p.paged.where(p.phaseWhere(ph), p.cursorPred(ph, connector.After, from), p.cursorPred(ph, connector.AtOrBefore, to))
 	shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
 	kf := keyFilter{column: p.keyCol, with: func(in connector.Predicate) connector.Predicate { return and(window, in) }}
 	f, err := p.paged.filter(kf, matched, shape)
@@ -1185,11 +1265,6 @@ func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []
 	if len(f.Slices) > 1 {
 		out = sortTable(out, order)
 	}
-	p.details.Add(DetailRefetchRows, int64(out.N))
-	p.lastRate.refetchRows += int64(out.N)
-	p.lastRate.refetchBytes += out.Batch().Bytes()
-	p.emit(Refetched, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
-		"keys": len(matched), "rows": out.N})
 	return out, nil
 }
 
