@@ -93,10 +93,7 @@ type Paged struct {
 	sortCol  string       // the first sort column; "" when the order is the join key alone
 	sortCols []SortColumn // the order before the join key (the key itself left out)
 	keyCol   string       // the paged side's join key column
-	phases   []nullPhase   // the null patterns of the sort columns, in output order (see nullPhases)
-	blocks   [][2]int      // the phases in blocks whose rows interleave (see phaseBlocks)
-	block    int           // the block being paged
-	streams  []phaseStream // per phase: its thin rows in hand and its cursors (see paged_phasemerge.go)
+	phases   []nullPhase  // the null patterns of the sort columns, in output order (see nullPhases)
 	state    pagedState
 	cursor   []column.Value // the sort values and key of the last row in a window joined (for the trace)
 	size     int
@@ -110,9 +107,8 @@ type Paged struct {
 	// The thin page in hand, while its windows go through probe and refetch one after another.
 	thin         *column.Batch
 	thinCols     []string
-	thinPhase    []int // each row's phase
-	thinUse      int   // the page's rows, without the look past the edge
-	thinPos      int                  // the first row not yet in a window
+	thinUse      int // the page's rows, without the look past the edge
+	thinPos      int // the first row not yet in a window
 	thinShort    bool
 	thinHeld     int64
 	windowOfPage int
@@ -121,6 +117,13 @@ type Paged struct {
 	sample       map[string]int  // matches per key in the last dropped full probe response, until the next window
 	sampleEnd    int             // the end of the window whose response that was
 	wide         bool            // the page in hand is full width and whole: its windows need no re-fetch (see fetchThin)
+
+	// The phases in blocks whose rows interleave (see phaseBlocks), the block being paged, and per phase its
+	// thin rows in hand and its cursors (see paged_phasemerge.go); thinPhase is each row's phase in the page.
+	blocks    [][2]int
+	block     int
+	streams   []phaseStream
+	thinPhase []int
 
 	// What the kind asks of the paged side's rows and of the probe side's (see Kind.sides).
 	pagedWants, probeWants side
