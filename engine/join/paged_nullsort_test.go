@@ -161,4 +161,3 @@ func TestPagedNullableSortStopsEarly(t *testing.T) {
 		t.Errorf("%d requests to the paged side for take 10", lc.sent)
 	}
 }
-
