@@ -357,9 +357,6 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 			break
 		}
 	}
-	if len(p.cfg.Sort) > maxSortColumns {
-		return nil, fmt.Errorf("paged join: sorts by %d columns, at most %d are paged (each doubles the null phases)", len(p.cfg.Sort), maxSortColumns)
-	}
 	for i, s := range p.cfg.Sort {
 		if s.Column == p.keyCol {
 			p.nullKeysFirst = s.NullsFirst
@@ -382,8 +379,16 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 		p.sortCol = p.sortCols[0].Column
 	}
 	nullable := make([]bool, len(p.sortCols))
+	var nullableCols []string
 	for i, s := range p.sortCols {
 		nullable[i] = indexOfName(paged.Info.NeverNull, s.Column) < 0
+		if nullable[i] {
+			nullableCols = append(nullableCols, s.Column)
+		}
+	}
+	if len(nullableCols) > MaxNullableSortColumns {
+		return nil, fmt.Errorf("paged join: the sort columns %v may hold nulls (%s does not declare them never null): at most %d are paged, "+
+			"since each doubles the null phases", nullableCols, paged.Info.Name, MaxNullableSortColumns)
 	}
 	p.phases = nullPhases(p.sortCols, nullable)
 	p.blocks = phaseBlocks(p.phases)
@@ -400,11 +405,13 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	return p, nil
 }
 
-// maxSortColumns bounds the sort columns a paged join follows: the rows are paged in one phase per null
-// pattern of the nullable sort columns (up to 2^n phases, each at least one request when it is reached, and
-// the phases of a block all read before its first row: see paged_phasemerge.go), so a long sort would spend
-// its requests proving phases empty. Four nullable columns are 16 phases, 8 in the first block.
-const maxSortColumns = 4
+// MaxNullableSortColumns bounds the sort columns that may hold nulls in a sort the paged join follows: the
+// rows are paged in one phase per null pattern of those columns (2^n phases, each at least one request when it
+// is reached, and the phases of a block all read before its first row: see paged_phasemerge.go), so a long
+// sort would spend its requests proving phases empty. Four are 16 phases, 8 in the first block (the first
+// column not null). Columns the source declares never null add no phase, so they are not counted: the sort
+// may have any number of them.
+const MaxNullableSortColumns = 4
 
 // nullPhase says, per sort column, whether the phase pages the rows where that column is null. Within a phase
 // the null columns are constant, so its cursor is the tuple of its non-null sort columns and the join key, a

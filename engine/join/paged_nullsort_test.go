@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -159,5 +160,30 @@ func TestPagedNullableSortStopsEarly(t *testing.T) {
 	}
 	if lc := l.Conn.(*memConn); lc.sent > 12 {
 		t.Errorf("%d requests to the paged side for take 10", lc.sent)
+	}
+}
+
+// TestPagedRefusesManyNullableSortColumns: past MaxNullableSortColumns sort columns that may hold nulls the
+// paged join refuses the sort and names them; the same columns declared never null are paged.
+func TestPagedRefusesManyNullableSortColumns(t *testing.T) {
+	schema := column.Schema{{Name: "a", Type: column.Long}, {Name: "b", Type: column.Long}, {Name: "c", Type: column.Long},
+		{Name: "d", Type: column.Long}, {Name: "e", Type: column.Long}, {Name: "user", Type: column.String}}
+	keys := []SortColumn{{Column: "a"}, {Column: "b"}, {Column: "c"}, {Column: "d"}, {Column: "e"}}
+	spec, err := NewSpec(Inner, schema, detSchema, []int{5}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, neverNull := range [][]string{nil, {"e"}} {
+		_, r := cursorRemotes(column.NewTable(evSchema), detTable("u00"), nil)
+		info := connector.TableInfo{Name: "Wide", Schema: schema, Key: []connector.OrderKey{{Column: "a"}}, NeverNull: neverNull}
+		l := &Remote{Name: "Wide", Conn: &memConn{info: info, t: column.NewTable(schema), clock: r.Clock.(*testClock)}, Info: info,
+			Columns: orderColumns(schemaKeys(schema)), Key: 5, Clock: r.Clock}
+		_, err := NewPaged(spec, l, r, PagedConfig{PagedLeft: true, Limit: -1, Sort: keys}, exec.NewEnv(memory.NewBudget(0), nil))
+		switch {
+		case neverNull == nil && (err == nil || !strings.Contains(err.Error(), "[a b c d e] may hold nulls")):
+			t.Errorf("five nullable sort columns: %v, want the refusal naming them", err)
+		case neverNull != nil && err != nil:
+			t.Errorf("four nullable sort columns and one never null: %v", err)
+		}
 	}
 }
