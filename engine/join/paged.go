@@ -205,7 +205,8 @@ const (
 	FilterSplit trace.Kind = "filter_split"
 	// ProbeResults: page, rows, matched_keys.
 	ProbeResults trace.Kind = "probe_results"
-	// Refetched: page, window_from, window_to, keys, rows.
+	// Refetched: page, window_from, window_to, keys, rows, phases (the null phases re-fetched: one request
+	// each at least), or from_page (answered from the wide page).
 	Refetched trace.Kind = "refetch"
 	// PageWindow: page, window, rows_from, rows_to (the page's rows [from, to)), keys, window_from, window_to,
 	// reason — a part of a thin page probed and re-fetched on its own, before the run's first row.
@@ -695,6 +696,9 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 		cols = rows[0].cols
 	}
 	thin := gatherRows(rows, cols, p.paged.r.Info.Schema)
+	if err := p.compactStreams(); err != nil {
+		return err
+	}
 	if err := p.budget.Grow("a thin page", thin.Bytes()); err != nil {
 		return err
 	}

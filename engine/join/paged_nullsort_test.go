@@ -152,6 +152,8 @@ func TestPagedNullableSortStopsEarly(t *testing.T) {
 			phases[e.Attrs["phase"].(string)] = true
 		}
 	}
+	t.Logf("take 10 of 3,000 rows by ts desc, sev asc: %d thin rows in %d pages, %d requests to the paged side, %d to the probe side",
+		thinRows, pages, l.Conn.(*memConn).sent, r.Conn.(*memConn).sent)
 	if thinRows == 0 || thinRows > 300 {
 		t.Errorf("%d thin rows in %d pages for take 10 of 3,000 rows: the join did not stop early", thinRows, pages)
 	}

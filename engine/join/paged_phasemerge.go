@@ -250,6 +250,34 @@ func (p *Paged) keepPhase(ph int, f fetchedPhase) error {
 	return nil
 }
 
+// compactStreams keeps of each stream of the block only its rows not yet in a page, copied, once the page has
+// copied its own: so the memory held (and accounted) is the page and the rows still to come, not both twice.
+func (p *Paged) compactStreams() error {
+	for _, ph := range p.blockPhases() {
+		s := &p.streams[ph]
+		if s.rows == nil || s.pos == 0 {
+			continue
+		}
+		idx := make([]int32, 0, s.rows.N-s.pos)
+		for i := s.pos; i < s.rows.N; i++ {
+			idx = append(idx, int32(i))
+		}
+		rest := &column.Batch{Cols: make([]*column.Vector, len(s.rows.Cols)), N: len(idx)}
+		for c, v := range s.rows.Cols {
+			if v != nil {
+				rest.Cols[c] = v.Gather(idx)
+			}
+		}
+		p.budget.Shrink(s.held)
+		s.rows, s.pos, s.held = rest, 0, 0
+		if err := p.budget.Grow("a thin page", rest.Bytes()); err != nil {
+			return err
+		}
+		s.held = rest.Bytes()
+	}
+	return nil
+}
+
 // dropStreams releases every phase's rows in hand.
 func (p *Paged) dropStreams() {
 	for i := range p.streams {
