@@ -1,11 +1,13 @@
 package join
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
@@ -187,5 +189,62 @@ func TestPagedRefusesManyNullableSortColumns(t *testing.T) {
 		case neverNull != nil && err != nil:
 			t.Errorf("four nullable sort columns and one never null: %v", err)
 		}
+	}
+}
+
+// TestPagedNullableSortConcurrent: the phases of a block are first read together, up to the paged side's
+// Caps.Concurrent, on the virtual clock: the rows are the sequential run's (and the oracle's), a second run
+// gives the same trace byte for byte, no source has more requests in flight than it allows, and the first row
+// comes sooner than one request at a time.
+func TestPagedNullableSortConcurrent(t *testing.T) {
+	ev := genEvents(rand.New(rand.NewPCG(9, 9)), 400)
+	dets := detTable("u00", "u01", "u02", "u03", "u04", "u05")
+	keys := []SortColumn{{Column: "ts", Desc: true}, {Column: "sev", NullsFirst: true}, {Column: "app", Desc: true}}
+	spec, _ := nullSortSpec(Inner, true)
+	want := nullSortOracle(t, spec, ev, dets, keys, true)[:30]
+	run := func(sequential bool) ([]string, string, time.Duration, map[string]int) {
+		l, r := cursorRemotes(ev, dets, []string{"ts"})
+		lc, rc := l.Conn.(*memConn), r.Conn.(*memConn)
+		lc.caps.Concurrent, rc.caps.Concurrent = 4, 2
+		lc.latency, rc.latency = textLatency, textLatency
+		rec := &trace.Recorder{}
+		cfg := PagedConfig{PagedLeft: true, Limit: 30, Sort: keys, Sequential: sequential}
+		op, err := NewPaged(spec, l, r, cfg, exec.NewEnv(memory.NewBudget(0), rec))
+		got, err := runPaged(t, op, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		first := time.Duration(-1)
+		for _, e := range rec.Events() {
+			j, err := json.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Write(j)
+			b.WriteByte('\n')
+			if e.Kind == trace.RowsEmitted && first < 0 {
+				first = e.At
+			}
+		}
+		return got, b.String(), first, connector.MaxInFlight(rec.Events())
+	}
+	got, tr, first, inFlight := run(false)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	seq, _, seqFirst, _ := run(true)
+	if strings.Join(seq, "\n") != strings.Join(got, "\n") {
+		t.Fatal("concurrent and sequential rows differ")
+	}
+	if _, tr2, _, _ := run(false); tr2 != tr {
+		t.Fatalf("a second run differs: traces of %d and %d bytes", len(tr), len(tr2))
+	}
+	if inFlight["Events"] > 4 || inFlight["Dets"] > 2 || inFlight["Events"] < 2 {
+		t.Errorf("in flight at once: %v, want Events 2 to 4 (its phases' first pages overlap), Dets at most 2", inFlight)
+	}
+	t.Logf("first row at %s of virtual time, %s one request at a time", first, seqFirst)
+	if first >= seqFirst {
+		t.Errorf("first row at %s, one request at a time %s: the phases' first pages did not overlap", first, seqFirst)
 	}
 }
