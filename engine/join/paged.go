@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -119,11 +120,13 @@ type Paged struct {
 	wide         bool            // the page in hand is full width and whole: its windows need no re-fetch (see fetchThin)
 
 	// The phases in blocks whose rows interleave (see phaseBlocks), the block being paged, and per phase its
-	// thin rows in hand and its cursors (see paged_phasemerge.go); thinPhase is each row's phase in the page.
+	// thin rows in hand and its cursors (see paged_phasemerge.go); thinPhase is each row's phase in the page,
+	// nil when its rows are all of phase thinOnly.
 	blocks    [][2]int
 	block     int
 	streams   []phaseStream
 	thinPhase []int
+	thinOnly  int
 
 	// What the kind asks of the paged side's rows and of the probe side's (see Kind.sides).
 	pagedWants, probeWants side
@@ -676,11 +679,14 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	p.size = size
 	p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": reason})
 	wide := p.page == 1 && !p.cfg.ThinFirst && !p.cfg.FixedPage && p.perWindow
-	rows, bytes, dry, err := p.mergePage(ctx, &size, wide)
+	runs, bytes, dry, err := p.mergePage(ctx, &size, wide)
 	if err != nil {
 		return err
 	}
-	n := len(rows)
+	n := 0
+	for _, r := range runs {
+		n += r.hi - r.lo
+	}
 	if n == 0 {
 		p.nextBlock()
 		p.page--
@@ -688,14 +694,15 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	}
 	use := min(n, size)
 	cols := orderColumns(p.thinOrder())
-	allWide := true
-	for _, r := range rows {
+	allWide, onePhase := true, true
+	for _, r := range runs {
 		allWide = allWide && r.wide
+		onePhase = onePhase && r.phase == runs[0].phase
 	}
 	if allWide {
-		cols = rows[0].cols
+		cols = runs[0].cols
 	}
-	thin := gatherRows(rows, cols, p.paged.r.Info.Schema)
+	thin := gatherRuns(runs, n, cols, p.paged.r.Info.Schema)
 	if err := p.compactStreams(); err != nil {
 		return err
 	}
@@ -703,9 +710,14 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 		return err
 	}
 	p.thin, p.thinCols, p.thinUse, p.thinPos = thin, cols, use, 0
-	p.thinPhase = make([]int, n)
-	for i, r := range rows {
-		p.thinPhase[i] = r.phase
+	p.thinPhase, p.thinOnly = nil, runs[0].phase
+	if !onePhase {
+		p.thinPhase = make([]int, 0, n)
+		for _, r := range runs {
+			for i := r.lo; i < r.hi; i++ {
+				p.thinPhase = append(p.thinPhase, r.phase)
+			}
+		}
 	}
 	p.thinShort = dry
 	p.thinHeld = thin.Bytes()
@@ -747,7 +759,7 @@ func (p *Paged) nextBlock() {
 func (p *Paged) holdsLastTuples(use int) bool {
 	seen := map[int]bool{}
 	for i := use - 1; i >= 0; i-- {
-		ph := p.thinPhase[i]
+		ph := p.phaseAt(i)
 		if seen[ph] {
 			continue
 		}
@@ -778,21 +790,33 @@ func equalValues(a, b []column.Value) bool {
 	return true
 }
 
-// gatherRows copies the merged rows' columns cols into one batch, in the rows' order.
-func gatherRows(rows []pageRow, cols []string, schema column.Schema) *column.Batch {
+// gatherRuns is the merged page's n rows, columns cols, in order: the run itself when there is one whose
+// columns are cols, else a copy.
+func gatherRuns(runs []pageRun, n int, cols []string, schema column.Schema) *column.Batch {
+	if len(runs) == 1 && slices.Equal(runs[0].cols, cols) {
+		return runs[0].rows.Slice(runs[0].lo, runs[0].hi)
+	}
 	t := column.NewTable(schemaOf(cols, schema))
 	for c, name := range cols {
-		for _, r := range rows {
-			t.Cols[c].AppendFrom(r.rows.Cols[indexOfName(r.cols, name)], r.i)
+		for _, r := range runs {
+			t.Cols[c].AppendVector(r.rows.Cols[indexOfName(r.cols, name)].Slice(r.lo, r.hi))
 		}
 	}
-	t.N = len(rows)
+	t.N = n
 	return t.Batch()
+}
+
+// phaseAt is the phase of the page's row i.
+func (p *Paged) phaseAt(i int) int {
+	if p.thinPhase == nil {
+		return p.thinOnly
+	}
+	return p.thinPhase[i]
 }
 
 // tupleAt is the cursor tuple of the current thin page's row i, in its phase's keyset.
 func (p *Paged) tupleAt(i int) []column.Value {
-	return p.phaseTuple(p.thinPhase[i], p.thin, p.thinCols, i)
+	return p.phaseTuple(p.phaseAt(i), p.thin, p.thinCols, i)
 }
 
 // fullTupleAt is row i's sort values (nulls included) and key: where it stands in the whole order.
@@ -934,8 +958,12 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 // advanceWindow moves the cursors past the window of the page's rows [start, end): each phase's to its last
 // tuple there. The page is dropped after its last window, and the block ends after a short page's.
 func (p *Paged) advanceWindow(start, end int) {
-	for i := start; i < end; i++ {
-		p.streams[p.thinPhase[i]].cursor = p.tupleAt(i)
+	seen := map[int]bool{}
+	for i := end - 1; i >= start && (p.thinPhase != nil || len(seen) == 0); i-- {
+		if ph := p.phaseAt(i); !seen[ph] {
+			seen[ph] = true
+			p.streams[ph].cursor = p.tupleAt(i)
+		}
 	}
 	p.cursor, p.thinPos = p.fullTupleAt(end-1), end
 	p.windowOfPage++
@@ -1205,28 +1233,7 @@ func (p *Paged) pageRows(start, end int, from, to, matched []column.Value) (*col
 // the output order: per phase present in the window, the phase's rows in (its cursor, its last tuple there],
 // the phases' answers merged. from and to are the window's edges in the whole order, for the trace.
 func (p *Paged) refetch(ctx context.Context, start, end int, from, to, matched []column.Value) (*column.Table, error) {
-	want := make(map[string]bool, len(matched))
-	for _, v := range matched {
-		want[connector.Literal(v)] = true
-	}
-	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
-	var phases []int
-	last := map[int]int{}
-	keys := map[int][]column.Value{}
-	seen := map[string]bool{}
-	for i := start; i < end; i++ {
-		ph := p.thinPhase[i]
-		if _, ok := last[ph]; !ok {
-			phases = append(phases, ph)
-		}
-		last[ph] = i
-		k := keyVec.Value(i)
-		lit := connector.Literal(k)
-		if tag := fmt.Sprint(ph, ":", lit); want[lit] && !seen[tag] {
-			seen[tag] = true
-			keys[ph] = append(keys[ph], k)
-		}
-	}
+	phases, last, keys := p.windowPhases(start, end, matched)
 	var tabs []*column.Table
 	for _, ph := range phases {
 		if len(keys[ph]) == 0 {

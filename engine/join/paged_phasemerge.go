@@ -101,13 +101,14 @@ func (p *Paged) skipTwins(ph int) {
 	}
 }
 
-// pageRow is one row of a merged page: row i of the phase's response.
-type pageRow struct {
-	phase int
-	rows  *column.Batch
-	cols  []string
-	i     int
-	wide  bool
+// pageRun is a run of a merged page's rows taken one after another from one response of a phase: its rows
+// [lo, hi). A block of one phase gives a page of one run (two when the phase is fetched again mid-page).
+type pageRun struct {
+	phase  int
+	rows   *column.Batch
+	cols   []string
+	lo, hi int
+	wide   bool
 }
 
 // blockPhases are the phases of the block in hand.
@@ -123,7 +124,7 @@ func (p *Paged) blockPhases() []int {
 // mergePage takes the block's next rows in the full order: up to limit of them (the page and its look past
 // the edge), fetching a phase's next thin rows (size+1, wide or thin) whenever its stream is dry. It returns
 // the rows, the bytes the responses carried, and whether the block has no row after them.
-func (p *Paged) mergePage(ctx context.Context, size *int, wide bool) ([]pageRow, int64, bool, error) {
+func (p *Paged) mergePage(ctx context.Context, size *int, wide bool) ([]pageRun, int64, bool, error) {
 	phases := p.blockPhases()
 	var dry []int
 	for _, ph := range phases {
@@ -146,8 +147,8 @@ func (p *Paged) mergePage(ctx context.Context, size *int, wide bool) ([]pageRow,
 		bytes += f.page.Bytes
 		*size = min(*size, f.size)
 	}
-	var out []pageRow
-	for len(out) <= *size {
+	var out []pageRun
+	for n := 0; n <= *size; n++ {
 		best := -1
 		for _, ph := range phases {
 			s := &p.streams[ph]
@@ -172,12 +173,15 @@ func (p *Paged) mergePage(ctx context.Context, size *int, wide bool) ([]pageRow,
 			return out, bytes, true, nil
 		}
 		s := &p.streams[best]
-		out = append(out, pageRow{phase: best, rows: s.rows, cols: s.cols, i: s.pos, wide: s.wide})
+		if k := len(out) - 1; k >= 0 && out[k].rows == s.rows && out[k].hi == s.pos {
+			out[k].hi++
+		} else {
+			out = append(out, pageRun{phase: best, rows: s.rows, cols: s.cols, lo: s.pos, hi: s.pos + 1, wide: s.wide})
+		}
 		s.pos++
 	}
 	// The look past the edge stays in its stream: the next page starts with it.
-	last := out[len(out)-1]
-	p.streams[last.phase].pos--
+	p.streams[out[len(out)-1].phase].pos--
 	return out, bytes, false, nil
 }
 
@@ -248,6 +252,37 @@ func (p *Paged) keepPhase(ph int, f fetchedPhase) error {
 		s.next = p.phaseTuple(ph, f.page.Batch, f.cols, n-1)
 	}
 	return nil
+}
+
+// windowPhases are the phases present in the page's rows [start, end), in order of their first row there, each
+// with its last row there and those of matched that are keys of its rows: what each phase's re-fetch asks.
+func (p *Paged) windowPhases(start, end int, matched []column.Value) ([]int, map[int]int, map[int][]column.Value) {
+	if p.thinPhase == nil { // one phase: the window's keys are its own
+		return []int{p.thinOnly}, map[int]int{p.thinOnly: end - 1}, map[int][]column.Value{p.thinOnly: matched}
+	}
+	want := make(map[string]bool, len(matched))
+	for _, v := range matched {
+		want[connector.Literal(v)] = true
+	}
+	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
+	var phases []int
+	last := map[int]int{}
+	keys := map[int][]column.Value{}
+	seen := map[string]bool{}
+	for i := start; i < end; i++ {
+		ph := p.thinPhase[i]
+		if _, ok := last[ph]; !ok {
+			phases = append(phases, ph)
+		}
+		last[ph] = i
+		k := keyVec.Value(i)
+		lit := connector.Literal(k)
+		if tag := fmt.Sprint(ph, ":", lit); want[lit] && !seen[tag] {
+			seen[tag] = true
+			keys[ph] = append(keys[ph], k)
+		}
+	}
+	return phases, last, keys
 }
 
 // compactStreams keeps of each stream of the block only its rows not yet in a page, copied, once the page has
