@@ -121,9 +121,11 @@ func (p *Paged) blockPhases() []int {
 	return out
 }
 
-// mergePage takes the block's next rows in the full order: up to limit of them (the page and its look past
-// the edge), fetching a phase's next thin rows (size+1, wide or thin) whenever its stream is dry. It returns
-// the rows, the bytes the responses carried, and whether the block has no row after them.
+// mergePage takes the block's next rows in the full order: up to size+1 of them (the page and its look past
+// the edge, which stays in its stream), fetching a phase's next size+1 rows whenever its stream is dry — the
+// dry ones first all together (wide when asked), then any that runs dry while the page is built. It returns
+// the rows as runs, the bytes the responses carried, and whether the block has no row after them. A source
+// that refuses size rows lowers size.
 func (p *Paged) mergePage(ctx context.Context, size *int, wide bool) ([]pageRun, int64, bool, error) {
 	phases := p.blockPhases()
 	var dry []int
