@@ -29,11 +29,13 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/format"
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/source"
+	"github.com/joinlab/joinlab/engine/spill"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/sims/scenario"
 )
@@ -165,8 +167,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if mem == 0 {
 		mem = budget
 	}
+	sample, err := parseSample(o.sample)
+	if err != nil {
+		return fail("--sample %q: %v", o.sample, err)
+	}
 	// Reading counts against the query's budget while it lasts: the chunks in flight, never more than --mem.
 	readBudget := memory.NewBudget(mem)
+	// A stream given as a source (a pipe, /dev/stdin) is copied to a temporary file beside the spills.
+	spoolDir := o.spillDir
+	if spoolDir == spill.Memory {
+		spoolDir = ""
+	}
 	for _, s := range o.sources {
 		name, path, ok := strings.Cut(s, "=")
 		if !ok || name == "" || path == "" {
@@ -176,7 +187,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if _, dup := sources[name]; dup {
 			return fail("--source %s: defined twice", name)
 		}
-		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget})
+		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget, SampleBytes: sample, SpoolDir: spoolDir})
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -215,13 +226,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		dst = file
 	}
 	out := bufio.NewWriterSize(dst, 64<<10)
-	w, err := format.New(out, o.format, p.Columns())
-	if err != nil {
+	if _, err := format.New(io.Discard, o.format, p.Columns()); err != nil {
 		return fail("%v", err)
 	}
-	stats, runErr := p.Run(ctx, w.Write)
+	// The writer is made at the first batch: a run that typed a sampled file again planned the query again,
+	// and its columns are the ones to write.
+	var w format.Writer
+	write := func(b *column.Batch) error {
+		if w == nil {
+			if w, err = format.New(out, o.format, p.Columns()); err != nil {
+				return err
+			}
+		}
+		if b == nil {
+			return w.Close()
+		}
+		return w.Write(b)
+	}
+	stats, runErr := p.Run(ctx, write)
 	if runErr == nil {
-		runErr = w.Close()
+		runErr = write(nil)
 	}
 	if err := out.Flush(); err != nil && runErr == nil {
 		runErr = err
@@ -243,6 +267,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 			return fail("query cancelled after %d rows", stats.RowsOut)
 		}
+		var re *source.RetypeError
+		if errors.As(runErr, &re) {
+			return fail("query failed after %d rows: %v (--sample all types every file from every value before the run)", stats.RowsOut, runErr)
+		}
 		return fail("query failed after %d rows: %v", stats.RowsOut, runErr)
 	}
 	return 0
@@ -262,6 +290,7 @@ type options struct {
 	file     string
 	spillDir string
 	output   string
+	sample   string
 }
 
 func newFlags(cmd string, o *options) *flag.FlagSet {
@@ -274,6 +303,7 @@ func newFlags(cmd string, o *options) *flag.FlagSet {
 	fs.BoolVar(&o.explain, "explain", false, "print the plan to standard error before the results")
 	fs.StringVar(&o.stats, "stats", "", "write the run's figures as JSON to `FILE`")
 	fs.StringVar(&o.mem, "mem", "", "memory budget in `BYTES` (suffixes K, M, G, KiB, MiB, GiB; default 4GiB)")
+	fs.StringVar(&o.sample, "sample", "", "type each --source file from its first `BYTES` (default 8MiB), or from every value with \"all\"")
 	fs.StringVar(&o.file, "f", "", "read the query from `FILE`")
 	fs.StringVar(&o.scenario, "scenario", "", "use the sources (and default query) of scenario `NAME` (see joinlab scenarios)")
 	fs.Uint64Var(&o.seed, "seed", 1, "the scenario's random `seed`")
@@ -375,6 +405,14 @@ func clipAround(line string, col int) (string, int) {
 		suffix = "…"
 	}
 	return prefix + line[lo:hi] + suffix, utf8.RuneCountInString(prefix + line[lo:col])
+}
+
+// parseSample reads --sample: a byte count (0 or "" is the default sample), or "all" for every value.
+func parseSample(s string) (int64, error) {
+	if strings.EqualFold(s, "all") {
+		return source.TypeEveryValue, nil
+	}
+	return parseBytes(s)
 }
 
 // parseBytes reads a byte count such as 1048576, 64M, 64MiB or 2GB; "" is 0 (the default budget).

@@ -7,7 +7,8 @@ import "github.com/joinlab/joinlab/engine/trace"
 const (
 	// RequestSent: source, table, request (sequence number in the operator), attempt (1 for the first
 	// send), native (the rendered query text), query_bytes, in_values, limit, and the connector's caps they
-	// are held to: max_query_bytes, max_in_values, max_rows (0: no cap). See SentAttrs.
+	// are held to: max_query_bytes, max_in_values, max_rows (0: no cap). See SentAttrs. An overlapped request
+	// that waited for the source's published rate first (Pacer) also carries paced_ns, the wait.
 	RequestSent trace.Kind = "request_sent"
 	// RequestThrottled: request, retry_after_ns.
 	RequestThrottled trace.Kind = "request_throttled"
@@ -29,6 +30,8 @@ const (
 	DetailBytesShipped = "bytes_shipped"
 	DetailRowsScanned  = "rows_scanned"
 	DetailRetries      = "retries"
+	// DetailPacedWaits counts the overlapped requests that waited for the source's published rate (Pacer).
+	DetailPacedWaits = "paced_waits"
 	// DetailRequestsOf + source name counts one source's requests.
 	DetailRequestsOf = "requests@"
 )

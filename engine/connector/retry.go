@@ -88,6 +88,10 @@ func (e *DeadlineError) Error() string {
 // a generator seeded by the seed, the operator and the source, so a seed replays the same waits. A Retrier is
 // not safe for concurrent use, except by the tasks of one Overlap group, which run one at a time and take
 // their turns (and so their sequence numbers and jitter draws) in the same order on every run.
+//
+// Every send is counted by the source's Pacer (Options.Pacer, nil: none); a send from an Overlap task first
+// waits on its lane, as long as the pacer says, for a token of the source's published rate (DetailPacedWaits,
+// and paced_ns on its RequestSent), and a throttle tells the pacer what the source said.
 type Retrier struct {
 	conn    Connector
 	source  string
@@ -97,6 +101,7 @@ type Retrier struct {
 	sink    trace.Sink
 	details *trace.Details
 	rng     *rand.Rand
+	pacer   *Pacer
 
 	seq    int // requests sent, each counted once however many times it was retried
 	faults int // retries after faults, against pol.Budget
@@ -114,7 +119,7 @@ func NewRetrier(conn Connector, source, op string, opts Options, sink trace.Sink
 	h := fnv.New64a()
 	h.Write([]byte(op + "@" + source))
 	return &Retrier{conn: conn, source: source, op: op, clock: opts.Clock, pol: opts.Retry.withDefaults(),
-		sink: sink, details: details, rng: rand.New(rand.NewPCG(opts.Seed, h.Sum64()))}
+		sink: sink, details: details, rng: rand.New(rand.NewPCG(opts.Seed, h.Sum64())), pacer: opts.Pacer}
 }
 
 // Send sends req until the source answers it, and returns the answer, whose batch has one vector per
@@ -131,6 +136,8 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		}
 	}
 	attempt, faulted := 1, 0 // sends so far, and how many of them failed with a fault
+	var paced time.Duration  // waited for the pacer before this send
+	overlapped := laneOf(ctx) != nil
 	for {
 		// In an Overlap group, a send waits until no other lane of the group is earlier: the source then sees
 		// the group's requests in the order of their start times.
@@ -141,9 +148,26 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		if err := r.beforeDeadline(0, nil); err != nil {
 			return Page{}, err
 		}
+		// An overlapped send waits on its lane for a token of the source's published rate, then takes its turn
+		// again: a lane earlier by then may take the token first.
+		if wait := r.pacer.take(r.clock.Now(), overlapped); wait > 0 {
+			if err := r.beforeDeadline(wait, nil); err != nil {
+				return Page{}, err
+			}
+			if err := r.clock.Sleep(ctx, wait); err != nil {
+				return Page{}, err
+			}
+			paced += wait
+			continue
+		}
 		attrs := SentAttrs(r.source, req, seq, attempt, native, r.conn.Caps())
 		if purpose != "" {
 			attrs["purpose"] = purpose
+		}
+		if paced > 0 {
+			attrs["paced_ns"] = int64(paced)
+			r.details.Add(DetailPacedWaits, 1)
+			paced = 0
 		}
 		r.sink.Emit(trace.Event{Kind: RequestSent, At: r.clock.Now(), Op: r.op, Attrs: attrs})
 		r.details.Add(DetailRequests, 1)
@@ -151,7 +175,11 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		start := r.clock.Now()
 		page, err := r.conn.Query(ctx, req)
 		r.details.Max(trace.VirtualNanos, int64(r.clock.Now())) // a refused request took time too
-		awaitTurn(ctx, r.clock)                                 // the answer is told at its own time, after earlier ones
+		var th *ThrottledError
+		if errors.As(err, &th) {
+			r.pacer.refused(start, th.RetryAfter) // before another lane sends: the pacer's times only go forward
+		}
+		awaitTurn(ctx, r.clock) // the answer is told at its own time, after earlier ones
 		if err == nil && page.Truncated && page.Rows() == 0 {
 			err = &TransientError{Reason: "truncated page with no rows"}
 		}
@@ -182,7 +210,6 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 			return Page{}, err
 		}
 		var wait time.Duration
-		var th *ThrottledError
 		if errors.As(err, &th) {
 			r.sink.Emit(trace.Event{Kind: RequestThrottled, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
 				"request": seq, "retry_after_ns": int64(th.RetryAfter)}})

@@ -36,6 +36,9 @@ type Options struct {
 	Seed uint64
 	// PageRows is the page asked for (0: Caps.MaxRows, else DefaultPageRows).
 	PageRows int
+	// Pacer paces the source's overlapped requests to its published rate (nil: none). NewSource makes one from
+	// the connector's caps when it is nil, shared by every scan of the source and its copies.
+	Pacer *Pacer
 }
 
 // Source is a table behind a connector, exposed to the planner as a source.Source.
@@ -61,6 +64,9 @@ func NewSource(name string, conn Connector, info TableInfo, opts Options) (*Sour
 		return nil, fmt.Errorf("connector: source %s: no clock", name)
 	}
 	opts.Retry = opts.Retry.withDefaults()
+	if opts.Pacer == nil {
+		opts.Pacer = NewPacer(conn.Caps())
+	}
 	for _, k := range info.Key {
 		if info.Schema.Index(k.Column) < 0 {
 			return nil, fmt.Errorf("connector: source %s: key column %q is not in the schema", name, k.Column)
@@ -243,6 +249,11 @@ func (s *Source) Scan(ctx context.Context, cols []column.Field) source.Iterator 
 
 // ScanTraced scans the named columns, paging as the type's comment says.
 func (s *Source) ScanTraced(_ context.Context, cols []column.Field, sink trace.Sink, details *trace.Details) source.Iterator {
+	return s.newScan(cols, sink, details)
+}
+
+// newScan is a scan of cols that has sent nothing yet.
+func (s *Source) newScan(cols []column.Field, sink trace.Sink, details *trace.Details) *scanIter {
 	if sink == nil {
 		sink = trace.Discard
 	}

@@ -726,7 +726,7 @@ func (g *Grace) assemble(left *column.Batch, lidx []int32, right *column.Batch, 
 	place := func(out []int, b *column.Batch, idx []int32) {
 		for c, o := range out {
 			switch {
-			case o < 0:
+			case o < 0 || !g.spec.Outputs(o):
 			case b == nil:
 				cols[o] = column.NullVector(g.spec.Schema[o].Type, n)
 			case b.Cols[c] != nil:

@@ -605,7 +605,7 @@ func (h *Hash) assemble(pb *column.Batch, pidx, bidx []int32) *column.Batch {
 	cols := make([]*column.Vector, len(h.spec.Schema))
 	place := func(out []int, fromProbe bool) {
 		for c, o := range out {
-			if o < 0 {
+			if o < 0 || !h.spec.Outputs(o) {
 				continue
 			}
 			switch {

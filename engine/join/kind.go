@@ -98,7 +98,13 @@ type Spec struct {
 	Schema column.Schema
 	// LeftOut[i] and RightOut[j] are the output positions of each input column, -1 when not output.
 	LeftOut, RightOut []int
+	// Live, when set, marks the output columns something above the join reads (the planner's liveness); a
+	// join may leave the others nil rather than gather them. A key column read only to match is one of those.
+	Live []bool
 }
+
+// Outputs reports whether output column o is read above the join, so that the join must fill it.
+func (s *Spec) Outputs(o int) bool { return s.Live == nil || s.Live[o] }
 
 // NewSpec validates a join of left and right on the given key pairs and derives its output schema.
 func NewSpec(kind Kind, left, right column.Schema, leftKeys, rightKeys []int) (*Spec, error) {

@@ -67,6 +67,10 @@ import (
 // wanted, distinct keys per row against the probe's IN capacity, bytes per row against the response caps and
 // the memory budget — each decision traced with its reason.
 //
+// Conditions the connectors cannot compute (Remote.Engine) are applied by the engine as a where under the join:
+// every phase's thin requests also carry the columns they read, rows that fail advance their phase's cursor but
+// their keys are not probed, and re-fetched rows, of every phase, are checked again (see paged_enginecond.go).
+//
 // Concurrency: the requests of one step that do not depend on each other — a window's probe slices, its
 // re-fetch slices, the slices of a continuation split again — overlap, up to the connector's Caps.Concurrent,
 // through connector.Overlap: on a virtual clock each costs its own latency from its own start, the step the
@@ -118,6 +122,8 @@ type Paged struct {
 	sample       map[string]int  // matches per key in the last dropped full probe response, until the next window
 	sampleEnd    int             // the end of the window whose response that was
 	wide         bool            // the page in hand is full width and whole: its windows need no re-fetch (see fetchThin)
+	thinPass     []bool          // which of the page's rows pass the paged side's engine conditions (nil: it has none)
+	thinTuples   []tupleVerdict  // per row, what those conditions say of its tuple (nil: none; see checkThinPage)
 
 	// The phases in blocks whose rows interleave (see phaseBlocks), the block being paged, and per phase its
 	// thin rows in hand and its cursors (see paged_phasemerge.go); thinPhase is each row's phase in the page,
@@ -224,6 +230,8 @@ const (
 	DetailRefetchRows   = "refetch_rows"
 	DetailTieGroupsCut  = "tie_groups_cut"
 	DetailPagedStrategy = "paged_strategy"
+	// DetailEngineDropped counts the thin rows the paged side's engine conditions dropped (paged_enginecond.go).
+	DetailEngineDropped = "engine_dropped"
 )
 
 // firstPageRows is the first thin page: small, so the thin scan, the probe and the re-fetch each carry little
@@ -345,6 +353,11 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	paged, probe := left, right
 	if !cfg.PagedLeft {
 		paged, probe = right, left
+	}
+	for _, r := range []*Remote{paged, probe} {
+		if err := r.checkEngine(); err != nil {
+			return nil, fmt.Errorf("paged join: %w", err)
+		}
 	}
 	if cfg.Op == "" {
 		cfg.Op = "paged"
@@ -693,7 +706,7 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 		return nil
 	}
 	use := min(n, size)
-	cols := orderColumns(p.thinOrder())
+	cols := p.thinColumns()
 	allWide, onePhase := true, true
 	for _, r := range runs {
 		allWide = allWide && r.wide
@@ -703,6 +716,7 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 		cols = runs[0].cols
 	}
 	thin := gatherRuns(runs, n, cols, p.paged.r.Info.Schema)
+	open := openRows(runs, n)
 	if err := p.compactStreams(); err != nil {
 		return err
 	}
@@ -721,11 +735,15 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	}
 	p.thinShort = dry
 	p.thinHeld = thin.Bytes()
+	dropped, err := p.checkThinPage(use, open)
+	if err != nil {
+		return err
+	}
 	last := p.fullTupleAt(use - 1)
 	// A wide page answers its windows' re-fetches itself only if it holds every row of each phase's last tuple
 	// in it: the row after it in its phase has another tuple, or the phase has no more rows.
 	p.wide = allWide && p.holdsLastTuples(use)
-	thinCols := orderColumns(p.thinOrder())
+	thinCols := p.thinColumns()
 	thinBytes := connector.RowBytes(thinCols, p.project(thinCols)) // what the thin rows cost, for sizing
 	p.sizes = append(p.sizes, size)
 	p.details.Add(DetailPages, 1)
@@ -740,8 +758,8 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	}
 	keyAt := indexOfName(cols, p.keyCol)
 	pageKeys := dynfilter.Distinct(thin.Cols[keyAt].Slice(0, use), use)
-	p.emit(PageFetched, map[string]any{"page": p.page, "rows": use, "bytes": bytes, "distinct_keys": len(pageKeys),
-		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": p.thinShort})
+	p.emit(PageFetched, engineAttrs(p.paged.r, map[string]any{"page": p.page, "rows": use, "bytes": bytes, "distinct_keys": len(pageKeys),
+		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": p.thinShort}, dropped))
 	p.lastRate.thinRows += int64(use)
 	p.lastRate.thinBytes += thinBytes * int64(use) / int64(n)
 	p.lastRate.keys += int64(len(pageKeys))
@@ -829,6 +847,14 @@ func (p *Paged) fullTupleAt(i int) []column.Value {
 	return out
 }
 
+// sameTuple reports whether rows i and j of the page in hand are twins: the same phase and cursor tuple (sort
+// values and key). Twins are next to one another in the merged page: rows of other phases never tie with them
+// on the sort columns, so none falls between them.
+func (p *Paged) sameTuple(i, j int) bool {
+	ph := p.phaseAt(i)
+	return ph == p.phaseAt(j) && equalValues(p.tupleAt(i), p.tupleAt(j))
+}
+
 // sameSort reports whether rows i and j of the page in hand have the same sort values: a tie group.
 func (p *Paged) sameSort(i, j int) bool {
 	if len(p.sortCols) == 0 {
@@ -867,14 +893,17 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		if need := p.cfg.Limit - p.emitted; p.cfg.Limit >= 0 && p.sample != nil {
 			// Only a window shorter than the one that overflowed: a window that overflows again falls back to
 			// cutting by keys, so windows always shrink to one key and the loop ends.
-			if e := coverRows(keyVec, start, p.thinUse, need, p.sample); e > 0 && e < p.sampleEnd {
+			if e := coverRows(p.passingKeyVector(keyVec), start, p.thinUse, need, p.sample); e > 0 && e < p.sampleEnd {
 				end, reason = e, fmt.Sprintf("the dropped response already holds %d matches of these rows' keys: they are sure to complete take %d", need, p.cfg.Limit)
 			}
 		}
 		p.sample = nil
 	}
 	from, to := p.cursor, p.fullTupleAt(end-1)
-	keys := dynfilter.Distinct(keyVec.Slice(start, end), end-start)
+	keys, err := p.windowPassKeys(ctx, start, end, from, to)
+	if err != nil {
+		return err
+	}
 	if windowing {
 		p.emit(PageWindow, map[string]any{"page": p.page, "window": p.windowOfPage + 1, "rows_from": start, "rows_to": end,
 			"keys": len(keys), "window_from": valuesAny(from), "window_to": valuesAny(to), "reason": reason})
@@ -893,9 +922,10 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	case !p.waiting():
 	case len(keys) > 1:
 		stop.firstOnly = true
-	case p.cfg.Limit >= 0:
+	case p.cfg.Limit >= 0 && len(p.probe.r.Engine) == 0:
 		// One key: the window's first row takes its matches in the probe's order, so the first rows still
-		// wanted are the first that many matches; Next emits no row past the limit.
+		// wanted are the first that many matches; Next emits no row past the limit. (Not with engine
+		// conditions on the probe: some of those matches may fail them.)
 		stop.most = int(p.cfg.Limit - p.emitted)
 	}
 	probeTab, matched, err := p.probeKeys(ctx, keys, stop)
@@ -907,7 +937,11 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 			what = "the window's"
 		}
 		p.windowKeys = firstWindowKeys
-		heavy := p.noteHeavy(full.page, len(keys))
+		sample, err := p.probeSample(full.page)
+		if err != nil {
+			return err
+		}
+		heavy := p.noteHeavy(sample, len(keys))
 		p.sampleEnd = end
 		p.emit(PageWindow, map[string]any{"page": p.page, "window": 0, "rows_from": start, "rows_to": end, "keys": len(keys),
 			"heavy_keys": heavy, "reason": fmt.Sprintf("%s %d keys match more than one probe response (%d rows, %d keys over twice their share of it): "+
@@ -937,7 +971,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := p.noteMatched(matched); err != nil {
+	if err := p.noteMatched(p.keptKeys(pagedTab, matched)); err != nil {
 		return err
 	}
 	var cuts []nullCut
@@ -951,7 +985,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		p.release()
 		return nil
 	}
-	p.joinRows(pagedTab, probeTab, false, cuts)
+	p.joinRows(pagedTab, p.probeOfKept(probeTab, pagedTab), false, cuts)
 	return nil
 }
 
@@ -1167,8 +1201,12 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 		}
 		out.Append(t.Batch())
 	}
+	out, dropped, err := r.enginePass(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("probe: %w", err)
+	}
 	matched := dynfilter.Distinct(out.Cols[out.Schema.Index(r.keyColumn())], out.N)
-	p.emit(ProbeResults, map[string]any{"page": p.page, "rows": out.N, "matched_keys": len(matched)})
+	p.emit(ProbeResults, engineAttrs(r, map[string]any{"page": p.page, "rows": out.N, "matched_keys": len(matched)}, dropped))
 	return out, matched, nil
 }
 
@@ -1208,7 +1246,7 @@ func (p *Paged) pageRows(start, end int, from, to, matched []column.Value) (*col
 	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
 	var idx []int32
 	for i := start; i < end; i++ {
-		if !keyVec.IsNull(i) && want[connector.Literal(keyVec.Value(i))] {
+		if !keyVec.IsNull(i) && want[connector.Literal(keyVec.Value(i))] && p.thinPasses(i) {
 			idx = append(idx, int32(i))
 		}
 	}
@@ -1255,8 +1293,13 @@ func (p *Paged) refetch(ctx context.Context, start, end int, from, to, matched [
 	p.details.Add(DetailRefetchRows, int64(out.N))
 	p.lastRate.refetchRows += int64(out.N)
 	p.lastRate.refetchBytes += out.Batch().Bytes()
-	p.emit(Refetched, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
-		"keys": len(matched), "rows": out.N, "phases": len(tabs)})
+	// Every phase's rows are checked again: rows of a passing key that fail, or that changed since the thin page.
+	out, dropped, err := p.paged.r.enginePass(out)
+	if err != nil {
+		return nil, fmt.Errorf("refetch: %w", err)
+	}
+	p.emit(Refetched, engineAttrs(p.paged.r, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
+		"keys": len(matched), "rows": out.N, "phases": len(tabs)}, dropped))
 	return out, nil
 }
 
@@ -1317,11 +1360,11 @@ func (p *Paged) sideOps(pagedTab, probeTab *column.Table) (exec.Operator, exec.O
 	return lay(p.probe.r, probeTab, p.spec.Left), lay(p.paged.r, pagedTab, p.spec.Right)
 }
 
-// fetchColumns are the remote's columns the query reads, and its key.
+// fetchColumns are the remote's columns the query reads, its key, and the columns its engine conditions read.
 func fetchColumns(r *Remote) []string {
 	var cols []string
 	for i, c := range r.Columns {
-		if r.Live == nil || r.Live[i] || i == r.Key {
+		if r.Live == nil || r.Live[i] || i == r.Key || r.readsForEngine(i) {
 			cols = append(cols, c)
 		}
 	}

@@ -31,6 +31,11 @@ func newBaseline(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env
 	if !served {
 		return nil, fmt.Errorf("%s: kind %s is not served (served: %v): a baseline pages only rows with a key and keeps nothing across pages", name, spec.Kind, BaselineKinds(cfg.PagedLeft))
 	}
+	for _, r := range []*Remote{left, right} {
+		if len(r.Engine) > 0 {
+			return nil, fmt.Errorf("%s: the condition %q over @%s is not pushed to its connector, and a baseline applies no condition in the engine (the paged join does)", name, r.Engine[0].Text, r.Name)
+		}
+	}
 	p, err := NewPaged(spec, left, right, cfg, env)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -22,6 +22,9 @@ type Remote struct {
 	Info connector.TableInfo
 	// Where is the pushed predicate every request carries (nil: none).
 	Where connector.Predicate
+	// Engine are the side's conditions its connector does not compute: the paged join fetches the columns
+	// they read and applies them itself (see paged_enginecond.go). The baselines apply none and refuse them.
+	Engine []EngineCond
 	// Columns are the side's columns in the join spec's order (Spec.Left or Spec.Right), by connector name.
 	Columns []string
 	// Live marks the columns the query reads; the others are never fetched and stay nil (dead) in batches.
@@ -31,6 +34,9 @@ type Remote struct {
 	Clock connector.Clock
 	Retry connector.RetryPolicy
 	Seed  uint64
+	// Pacer paces the overlapped requests to the source's published rate (nil: none); the source's own, so
+	// the join's requests and the scans' are counted together.
+	Pacer *connector.Pacer
 }
 
 // keyColumn is the join key's connector column.
@@ -56,7 +62,7 @@ func newFetcher(r *Remote, op string, sink trace.Sink, details *trace.Details) *
 	if details == nil {
 		details = &trace.Details{}
 	}
-	opts := connector.Options{Clock: r.Clock, Retry: r.Retry, Seed: r.Seed}
+	opts := connector.Options{Clock: r.Clock, Retry: r.Retry, Seed: r.Seed, Pacer: r.Pacer}
 	return &fetcher{r: r, retry: connector.NewRetrier(r.Conn, r.Name, op, opts, sink, details), details: details}
 }
 

@@ -88,6 +88,9 @@ type phaseStream struct {
 	// start after it (nil: the phase's start).
 	cursor []column.Value
 	held   int64
+	// oneTuple says the response in hand holds rows of one tuple only; again says the phase's next request
+	// starts at next, inclusive, because the page gave back the rows of that tuple (see giveBack).
+	oneTuple, again bool
 }
 
 func (s *phaseStream) empty() bool { return s.rows == nil || s.pos >= s.rows.N }
@@ -102,13 +105,30 @@ func (p *Paged) skipTwins(ph int) {
 }
 
 // pageRun is a run of a merged page's rows taken one after another from one response of a phase: its rows
-// [lo, hi). A block of one phase gives a page of one run (two when the phase is fetched again mid-page).
+// [lo, hi). A block of one phase gives a page of one run (two when the phase is fetched again mid-page). open
+// says the response was not the phase's last: the phase's next request starts after its last row's tuple, so
+// twins of that row past the response are never in a thin page (see openRows).
 type pageRun struct {
 	phase  int
 	rows   *column.Batch
 	cols   []string
 	lo, hi int
 	wide   bool
+	open   bool
+}
+
+// openRows marks the rows of a page built from runs (n rows) that end an open response: twins of such a row
+// (the same phase, sort values and key) may follow unseen, as the re-fetch of its window will bring them.
+func openRows(runs []pageRun, n int) []bool {
+	open := make([]bool, n)
+	at := 0
+	for _, r := range runs {
+		at += r.hi - r.lo
+		if r.open && r.hi == r.rows.N {
+			open[at-1] = true
+		}
+	}
+	return open
 }
 
 // blockPhases are the phases of the block in hand.
@@ -155,6 +175,9 @@ func (p *Paged) mergePage(ctx context.Context, size *int, wide bool) ([]pageRun,
 		for _, ph := range phases {
 			s := &p.streams[ph]
 			if s.empty() && !s.done {
+				var back int
+				out, back = p.giveBack(ph, out)
+				n -= back
 				f, err := p.fetchPhase(ctx, ph, *size, false)
 				if err != nil {
 					return nil, 0, false, err
@@ -178,13 +201,43 @@ func (p *Paged) mergePage(ctx context.Context, size *int, wide bool) ([]pageRun,
 		if k := len(out) - 1; k >= 0 && out[k].rows == s.rows && out[k].hi == s.pos {
 			out[k].hi++
 		} else {
-			out = append(out, pageRun{phase: best, rows: s.rows, cols: s.cols, lo: s.pos, hi: s.pos + 1, wide: s.wide})
+			out = append(out, pageRun{phase: best, rows: s.rows, cols: s.cols, lo: s.pos, hi: s.pos + 1, wide: s.wide, open: !s.done})
 		}
 		s.pos++
 	}
 	// The look past the edge stays in its stream: the next page starts with it.
 	p.streams[out[len(out)-1].phase].pos--
 	return out, bytes, false, nil
+}
+
+// giveBack takes out of the page being built (out) the rows of phase ph's last tuple fetched, when the phase
+// has just run dry on them and has more rows: the phase's next request then starts at that tuple, inclusive, so
+// the page holds every twin of it. Only with engine conditions on the paged side, whose verdicts are per row:
+// without them a window needs one row of a key to probe and re-fetch every row of it, and twins never seen in
+// a thin page cost nothing. Not when the response held that tuple alone (asked again, it would come back the
+// same): then its last row stays open (see openRows). It returns out and the rows it took.
+func (p *Paged) giveBack(ph int, out []pageRun) ([]pageRun, int) {
+	s := &p.streams[ph]
+	if len(p.paged.r.Engine) == 0 || s.oneTuple || len(out) == 0 {
+		return out, 0
+	}
+	last := &out[len(out)-1]
+	if last.phase != ph || last.rows != s.rows || last.hi != s.rows.N {
+		return out, 0
+	}
+	k := 0
+	for i := last.hi - 1; i >= last.lo && equalValues(p.phaseTuple(ph, last.rows, last.cols, i), s.next); i-- {
+		k++
+	}
+	if k == 0 {
+		return out, 0
+	}
+	last.hi -= k
+	if last.hi == last.lo {
+		out = out[:len(out)-1]
+	}
+	s.again = true
+	return out, k
 }
 
 // fetchedPhase is one thin response of a phase.
@@ -204,7 +257,7 @@ func (p *Paged) fetchPhase(ctx context.Context, ph, size int, wide bool) (fetche
 	if p.phases[ph].anyNull() {
 		phaseName = "null_sort"
 	}
-	thinCols := orderColumns(p.thinOrder()) // a phase's null sort columns too, so the trace shows them
+	thinCols := p.thinColumns() // a phase's null sort columns too (the trace shows them), and the engine conditions' columns
 	for {
 		limit := size + 1
 		if caps := p.paged.r.Conn.Caps(); caps.MaxRows > 0 && limit > caps.MaxRows {
@@ -217,8 +270,12 @@ func (p *Paged) fetchPhase(ctx context.Context, ph, size int, wide bool) (fetche
 			purpose = "wide"
 		}
 		p.emit(PageRequested, map[string]any{"page": p.page, "phase": phaseName, "cursor": valuesAny(s.next), "size": size, "wide": wide})
+		bound := connector.After
+		if s.again {
+			bound = connector.AtOrAfter
+		}
 		req := connector.Request{Table: p.paged.r.Info.Name, Columns: cols, OrderBy: order, Limit: limit,
-			Where: p.paged.where(p.phaseWhere(ph), p.cursorPred(ph, connector.After, s.next))}
+			Where: p.paged.where(p.phaseWhere(ph), p.cursorPred(ph, bound, s.next))}
 		page, err := p.paged.send(ctx, req, purpose)
 		var big *connector.ResultTooLargeError
 		if errors.As(err, &big) && wide {
@@ -250,14 +307,18 @@ func (p *Paged) keepPhase(ph int, f fetchedPhase) error {
 	n := f.page.Rows()
 	s.rows, s.cols, s.pos, s.wide, s.held = f.page.Batch, f.cols, 0, f.wide, f.page.Batch.Bytes()
 	s.done = !f.page.Truncated && n < f.limit
+	s.again, s.oneTuple = false, false
 	if n > 0 {
 		s.next = p.phaseTuple(ph, f.page.Batch, f.cols, n-1)
+		s.oneTuple = equalValues(p.phaseTuple(ph, f.page.Batch, f.cols, 0), s.next)
 	}
 	return nil
 }
 
 // windowPhases are the phases present in the page's rows [start, end), in order of their first row there, each
-// with its last row there and those of matched that are keys of its rows: what each phase's re-fetch asks.
+// with its last row there and those of matched that are keys of its rows: what each phase's re-fetch asks. With
+// engine conditions on the paged side, a key counts for a phase only through its rows whose tuple may pass them
+// (see probesKey): a key probed for a row of one phase is not re-fetched from another whose rows of it all fail.
 func (p *Paged) windowPhases(start, end int, matched []column.Value) ([]int, map[int]int, map[int][]column.Value) {
 	if p.thinPhase == nil { // one phase: the window's keys are its own
 		return []int{p.thinOnly}, map[int]int{p.thinOnly: end - 1}, map[int][]column.Value{p.thinOnly: matched}
@@ -279,7 +340,7 @@ func (p *Paged) windowPhases(start, end int, matched []column.Value) ([]int, map
 		last[ph] = i
 		k := keyVec.Value(i)
 		lit := connector.Literal(k)
-		if tag := fmt.Sprint(ph, ":", lit); want[lit] && !seen[tag] {
+		if tag := fmt.Sprint(ph, ":", lit); want[lit] && !seen[tag] && p.probesKey(i) {
 			seen[tag] = true
 			keys[ph] = append(keys[ph], k)
 		}

@@ -117,7 +117,8 @@ func (p *Paged) dueNullKeys(ctx context.Context, bound []column.Value) (*column.
 		best := -1
 		for ph := b[0]; ph < b[1]; ph++ {
 			n := &p.nulls[ph]
-			if n.spent() && (!n.asked || n.more) {
+			// A response whose rows all fail the engine conditions is spent as soon as it is read: the next.
+			for n.spent() && (!n.asked || n.more) {
 				if out != nil && out.N > 0 {
 					return out, nil // a response at a time: the rest when these are out
 				}
@@ -316,7 +317,11 @@ func (p *Paged) readNullKeys(ctx context.Context, ph int) error {
 			n.cursor[i] = n.rows.Cols[n.rows.Schema.Index(k.Column)].Value(rows - 1)
 		}
 	}
-	p.emit(NullKeyRows, map[string]any{"phase": ph, "rows": rows, "more": n.more})
+	var dropped int
+	if n.rows, dropped, err = r.enginePass(n.rows); err != nil {
+		return fmt.Errorf("null-keys: %w", err)
+	}
+	p.emit(NullKeyRows, engineAttrs(r, map[string]any{"phase": ph, "rows": rows, "more": n.more}, dropped))
 	return nil
 }
 
@@ -353,13 +358,22 @@ func (p *Paged) nextUnmatchedProbe(ctx context.Context) error {
 		p.scanDone = true
 	}
 	keyVec := b.Cols[indexOfName(cols, r.keyColumn())]
+	pass, err := r.engineKeep(cols, b)
+	if err != nil {
+		return fmt.Errorf("probe-scan: %w", err)
+	}
 	var idx []int32
+	dropped := 0
 	for i := 0; i < rows; i++ {
+		if pass != nil && !pass[i] {
+			dropped++ // not an input of the join: neither matched nor unmatched
+			continue
+		}
 		if keyVec.IsNull(i) || !p.matchedKeys[connector.Literal(keyVec.Value(i))] {
 			idx = append(idx, int32(i))
 		}
 	}
-	p.emit(ProbeScanned, map[string]any{"rows": rows, "unmatched": len(idx), "more": !p.scanDone, "matched_keys": len(p.matchedKeys)})
+	p.emit(ProbeScanned, engineAttrs(r, map[string]any{"rows": rows, "unmatched": len(idx), "more": !p.scanDone, "matched_keys": len(p.matchedKeys)}, dropped))
 	if len(idx) == 0 {
 		return nil
 	}

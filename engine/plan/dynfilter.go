@@ -86,8 +86,12 @@ func (n *pushedScanNode) probeFilterExplain() string {
 	if dynFilterMaxDistinct > 0 {
 		threshold = dynFilterMaxDistinct
 	}
-	text := fmt.Sprintf(", dynamic filter on %s from the join's build keys: IN lists of at most %d values and %d query bytes each (0: no cap), one request stream per slice; past %d keys, ranges or min/max",
-		n.dynKey, caps.MaxInValues, caps.MaxQueryBytes, threshold)
+	streams := "one slice at a time"
+	if caps.Concurrent > 1 {
+		streams = fmt.Sprintf("up to %d slices' requests in flight at once", caps.Concurrent)
+	}
+	text := fmt.Sprintf(", dynamic filter on %s from the join's build keys: IN lists of at most %d values and %d query bytes each (0: no cap), one request stream per slice, %s; past %d keys, ranges or min/max",
+		n.dynKey, caps.MaxInValues, caps.MaxQueryBytes, streams, threshold)
 	if n.ran != nil && n.ran.Filter() != nil {
 		text += "; last run: " + n.ran.Filter().Describe()
 	}

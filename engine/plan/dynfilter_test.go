@@ -26,8 +26,8 @@ import (
 // response, 20 values per IN list, 2 KB of query text, so a filter of the accounts' keys takes several slices.
 func dynSources(t *testing.T) map[string]source.Source { return dynSourcesCapped(t, connector.Caps{}) }
 
-// dynSourcesCapped are dynSources with the IN-value and query-byte caps of caps where it sets them (a negative
-// MaxInValues lifts the value cap, so only bytes cut the slices).
+// dynSourcesCapped are dynSources with the IN-value, query-byte and concurrency caps of caps where it sets them
+// (a negative MaxInValues lifts the value cap, so only bytes cut the slices).
 func dynSourcesCapped(t *testing.T, caps connector.Caps) map[string]source.Source {
 	t.Helper()
 	clk := clock.New()
@@ -43,6 +43,9 @@ func dynSourcesCapped(t *testing.T, caps connector.Caps) map[string]source.Sourc
 		}
 		if caps.MaxQueryBytes != 0 {
 			prof.Caps.MaxQueryBytes = caps.MaxQueryBytes
+		}
+		if caps.Concurrent != 0 {
+			prof.Caps.Concurrent = caps.Concurrent
 		}
 		info := connector.TableInfo{Name: name, Schema: schema, Rows: int64(tab.N), Key: key}
 		svc, err := service.New(prof, clk, 1, dataset.NewMemTable(info, tab))

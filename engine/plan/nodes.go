@@ -279,6 +279,14 @@ type joinNode struct {
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
 func (n *joinNode) strategy() Strategy { return n.def.Name }
 func (n *joinNode) why() string        { return n.reason }
+
+// setLive also tells the join which of its output columns are read above it, so that it gathers only those
+// (join.Spec.Live): a key read only to match is not copied into the output.
+func (n *joinNode) setLive(live []bool) {
+	n.base.setLive(live)
+	n.jp.Spec.Live = live
+}
+
 func (n *joinNode) need(out []bool) [][]bool {
 	spec := n.jp.Spec
 	l, r := make([]bool, len(spec.Left)), make([]bool, len(spec.Right))

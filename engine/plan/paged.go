@@ -8,6 +8,7 @@ import (
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/join"
+	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
@@ -154,13 +155,19 @@ func pagedPageRows(jp *JoinPlan, name Strategy) (int, error) {
 // be pushed by the pushdown pass).
 type connectorSide struct {
 	src *connector.Source
-	// unpushable is a condition over the scan that no connector could compute: the side is not served.
+	// unpushable is the first conjunct over the scan that no connector could compute: the paged join applies it
+	// in the engine (see join.EngineCond), the baselines do not serve the side.
 	unpushable string
-	node       Node
+	// engine are the wheres over the scan: after the pushdown pass, the conditions the connector refused, which
+	// the paged join applies itself (before it, every where, pushable or not).
+	engine []*whereNode
+	// scan is the pushed scan under the wheres (nil before the pushdown pass).
+	scan *pushedScanNode
+	node Node
 }
 
-// sideSource finds the connector source under a join side: a scan, possibly under wheres whose every
-// condition a connector can compute (before the pushdown pass), or a pushed scan (after it).
+// sideSource finds the connector source under a join side: a scan (before the pushdown pass) or a pushed scan
+// (after it), possibly under wheres.
 func sideSource(n Node) (connectorSide, bool) {
 	switch n := n.(type) {
 	case *scanNode:
@@ -168,7 +175,7 @@ func sideSource(n Node) (connectorSide, bool) {
 		return connectorSide{src: s, node: n}, ok
 	case *pushedScanNode:
 		s, ok := n.src.(*connector.Source)
-		return connectorSide{src: s, node: n}, ok
+		return connectorSide{src: s, node: n, scan: n}, ok
 	case *whereNode:
 		cs, ok := sideSource(n.in)
 		if !ok {
@@ -176,9 +183,10 @@ func sideSource(n Node) (connectorSide, bool) {
 		}
 		for _, c := range conjuncts(n.cond, nil) {
 			if _, ok := connector.Translate(c, cs.src.Info().Schema); !ok && cs.unpushable == "" {
-				cs.unpushable = n.text
+				cs.unpushable = kql.String(c)
 			}
 		}
+		cs.engine = append(cs.engine, n)
 		cs.node = n
 		return cs, true
 	}
@@ -214,8 +222,9 @@ func pagedLeft(jp *JoinPlan) bool {
 	return l.src.Info().Rows >= r.src.Info().Rows
 }
 
-// checkPaged says why the paged family cannot run a join: it needs two connector sources whose conditions
-// are all pushed (the pager builds its own requests), one equality key of one type on both sides (the key is
+// checkPaged says why the paged family cannot run a join: it needs two connector sources (the pager builds
+// its own requests) — the paged join applies a condition their connectors cannot compute itself (see
+// join.EngineCond), a baseline needs every condition pushed — one equality key of one type on both sides (the key is
 // the cursor's tiebreaker and the IN list's column), and a kind the strategy serves with that side paged. The
 // paged join serves every kind but innerunique with the left side paged and the probe side's semi join
 // (join.PagedKinds: both would output a row once whose first match may come pages later); the baselines page
@@ -234,8 +243,8 @@ func checkPaged(jp *JoinPlan, name Strategy) error {
 		if !ok {
 			return fmt.Errorf("%s needs both sides to be connector sources (with only pushable wheres); the %s side is not", name, side)
 		}
-		if cs.unpushable != "" {
-			return fmt.Errorf("%s needs every condition on the %s side pushed to its connector; %q cannot be", name, side, cs.unpushable)
+		if cs.unpushable != "" && name != StrategyPaged {
+			return fmt.Errorf("%s needs every condition on the %s side pushed to its connector; %q cannot be (only the paged join applies conditions in the engine)", name, side, cs.unpushable)
 		}
 	}
 	if lt, rt := jp.Spec.Left[jp.Spec.LeftKeys[0]].Type, jp.Spec.Right[jp.Spec.RightKeys[0]].Type; lt != rt {
@@ -286,19 +295,23 @@ func choosePaged(jp *JoinPlan) (bool, string) {
 	return false, ""
 }
 
-// remoteOf makes the join's view of one side, after pushdown and liveness.
-func remoteOf(n Node, key int) (*join.Remote, error) {
+// remoteOf makes the join's view of one side, after pushdown and liveness: the wheres the connector refused
+// become the side's engine conditions when the strategy applies them (engine), and an error otherwise.
+func remoteOf(n Node, key int, engine bool) (*join.Remote, error) {
 	cs, ok := sideSource(n)
-	if !ok {
+	if !ok || cs.scan == nil {
 		return nil, fmt.Errorf("paged join: a side is not a connector source")
 	}
-	if _, isScan := cs.node.(*pushedScanNode); !isScan {
-		return nil, fmt.Errorf("paged join: a condition over @%s could not be pushed into its connector (caps)", cs.src.Name())
+	if len(cs.engine) > 0 && !engine {
+		return nil, fmt.Errorf("paged join: a condition over @%s could not be pushed into its connector (caps), and only the paged join applies conditions in the engine", cs.src.Name())
 	}
 	opts := cs.src.Options()
 	r := &join.Remote{Name: cs.src.Name(), Conn: cs.src.Connector(), Info: cs.src.Info(), Where: cs.src.Where(),
-		Key: key, Clock: opts.Clock, Retry: opts.Retry, Seed: opts.Seed}
-	live := cs.node.(*pushedScanNode).live
+		Key: key, Clock: opts.Clock, Retry: opts.Retry, Seed: opts.Seed, Pacer: opts.Pacer}
+	for _, w := range cs.engine {
+		r.Engine = append(r.Engine, join.EngineCond{Text: w.text, Pred: w.pred})
+	}
+	live := cs.scan.live
 	for i, f := range n.Schema() {
 		r.Columns = append(r.Columns, f.Name)
 		r.Live = append(r.Live, live == nil || live[i])
@@ -307,11 +320,11 @@ func remoteOf(n Node, key int) (*join.Remote, error) {
 }
 
 func openPaged(jp *JoinPlan, name Strategy, cfg join.PagedConfig, env *exec.Env) (exec.Operator, error) {
-	l, err := remoteOf(jp.left, jp.Spec.LeftKeys[0])
+	l, err := remoteOf(jp.left, jp.Spec.LeftKeys[0], name == StrategyPaged)
 	if err != nil {
 		return nil, err
 	}
-	r, err := remoteOf(jp.right, jp.Spec.RightKeys[0])
+	r, err := remoteOf(jp.right, jp.Spec.RightKeys[0], name == StrategyPaged)
 	if err != nil {
 		return nil, err
 	}
@@ -342,5 +355,5 @@ func explainPaged(jp *JoinPlan, label string) string {
 	if thin, _ := pagedThinFirst(jp); thin {
 		out += ", the first page thin (" + pagedParamFirstPage + ")"
 	}
-	return out
+	return out + explainEngineConds(jp)
 }

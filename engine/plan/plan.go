@@ -27,6 +27,9 @@ type Plan struct {
 	// visible are the root's output columns that the query returns (hidden nested-path columns are not).
 	visible []int
 	schema  column.Schema
+	// logical is the plan as bound, before the rewrites (pushdown, the paged join's order, folded aggregates,
+	// top bounds, dynamic filters), for Explain.
+	logical string
 }
 
 // Build plans q against sources, keyed by the name written after '@'. Errors about the query are *kql.Error
@@ -39,12 +42,14 @@ func Build(ctx context.Context, q *kql.Query, sources map[string]source.Source, 
 	if err != nil {
 		return nil, err
 	}
+	var logical strings.Builder
+	explain(&logical, root, 1, logicalLine)
 	root = pushdown(root)
 	root = pagedRewrite(root)   // paged joins take the sort and take above them (paged_rewrite.go)
 	root = aggregateJoins(root) // summarize count()/sum() folded into the hash join below it (joinagg.go)
 	root = pushTopBounds(root)  // a top's bound filters the inner hash join's probe below it (topbound.go)
 	dynamicFilters(root)        // a hash join's build keys filter its connector probe scan (dynfilter.go)
-	p := &Plan{root: root}
+	p := &Plan{root: root, logical: logical.String()}
 	live := make([]bool, len(root.Schema()))
 	for i, f := range root.Schema() {
 		if !f.Hidden {
@@ -154,19 +159,23 @@ func (v *visibleOnly) Next(ctx context.Context) (*column.Batch, error) {
 	return column.NewBatch(cols, b.N), nil
 }
 
-// Explain prints the logical plan (what the query asks, with each node's columns) and the physical plan (how
-// it runs: strategies and their reasons, the columns each scan reads).
+// Explain prints the logical plan as the query was bound, before any rewrite (what it asks, with each node's
+// columns), and the physical plan after the rewrites (how it runs: strategies and their reasons, what each
+// scan reads and what was pushed into it, the sorts and aggregates a join took over).
 func (p *Plan) Explain() string {
 	var b strings.Builder
-	b.WriteString("logical plan:\n")
-	explain(&b, p.root, 1, func(n Node) string {
-		return fmt.Sprintf("%s  => [%s]", n.logical(), describeSchema(n.Schema()))
-	})
-	b.WriteString("physical plan:\n")
+	b.WriteString("logical plan (as written, before rewrites):\n")
+	b.WriteString(p.logical)
+	b.WriteString("physical plan (after rewrites):\n")
 	explain(&b, p.root, 1, func(n Node) string {
 		return fmt.Sprintf("%s  (est. %.0f rows)", n.physical(), n.rows())
 	})
 	return b.String()
+}
+
+// logicalLine is a node's line in the logical plan: what it computes and the columns it gives.
+func logicalLine(n Node) string {
+	return fmt.Sprintf("%s  => [%s]", n.logical(), describeSchema(n.Schema()))
 }
 
 func explain(b *strings.Builder, n Node, depth int, line func(Node) string) {

@@ -3,6 +3,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,25 +29,65 @@ type Options struct {
 	SpillDir string
 }
 
-// Prepared is a parsed, planned query, ready to run any number of times.
+// Prepared is a parsed, planned query, ready to run any number of times (one run at a time).
 type Prepared struct {
-	plan *plan.Plan
-	opts Options
+	query   *kql.Query
+	sources map[string]source.Source
+	plan    *plan.Plan
+	opts    Options
 }
 
 // Prepare parses text and plans it against sources (keyed by the name used after '@'). Errors about the query
 // carry their position (kql.ErrorList or *kql.Error). Planning may read the sources (a strategy's statistics,
 // such as the salted join's skew sample); ctx stops those reads, and their errors are Prepare's.
+//
+// A file typed from a sample (source.Sampled) may have columns or types its sample did not show, so a query
+// that fails to plan against one is planned again once every sampled source is typed from every value; the
+// error, if it stays, is the one the whole files give.
 func Prepare(ctx context.Context, text string, sources map[string]source.Source, opts Options) (*Prepared, error) {
 	q, err := kql.Parse(text)
 	if err != nil {
 		return nil, err
 	}
-	p, err := plan.Build(ctx, q, sources, plan.Options{MemoryBudget: opts.MemoryBudget})
-	if err != nil {
-		return nil, err
+	p := &Prepared{query: q, sources: sources, opts: opts}
+	if err := p.build(ctx); err != nil {
+		typed, terr := typeAll(ctx, sources, "")
+		if terr != nil {
+			return nil, terr
+		}
+		if !typed {
+			return nil, err
+		}
+		if err := p.build(ctx); err != nil {
+			return nil, err
+		}
 	}
-	return &Prepared{plan: p, opts: opts}, nil
+	return p, nil
+}
+
+func (p *Prepared) build(ctx context.Context) error {
+	pl, err := plan.Build(ctx, p.query, p.sources, plan.Options{MemoryBudget: p.opts.MemoryBudget})
+	if err == nil {
+		p.plan = pl
+	}
+	return err
+}
+
+// typeAll types from every value the sampled sources (all of them, or the one named name) and reports whether
+// there was one to type.
+func typeAll(ctx context.Context, sources map[string]source.Source, name string) (bool, error) {
+	typed := false
+	for _, src := range sources {
+		s, ok := src.(source.Sampled)
+		if !ok || !s.Sampled() || (name != "" && s.Name() != name) {
+			continue
+		}
+		if err := s.TypeAll(ctx); err != nil {
+			return typed, err
+		}
+		typed = true
+	}
+	return typed, nil
 }
 
 // Columns is the output schema.
@@ -89,7 +130,35 @@ const (
 
 // Run executes the query, passing each output batch to emit in order. Stats are returned even on error. When
 // Run returns, however the run ended (its end, an error, a cancelled ctx), everything it spilled is removed.
-func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (_ *Stats, err error) {
+//
+// A scan that finds a value its file's sampled types cannot hold (*source.RetypeError) ends the run; when no
+// row had been emitted yet, the file is typed from every value, the query planned again and run from the start,
+// so the answer is the one typing the whole file first gives (its trace then holds both runs' events). Rows
+// already emitted cannot be taken back: the run then fails with the error.
+func (p *Prepared) Run(ctx context.Context, emit func(*column.Batch) error) (*Stats, error) {
+	for {
+		st, err := p.run(ctx, emit)
+		var re *source.RetypeError
+		if !errors.As(err, &re) {
+			return st, err
+		}
+		if st.Batches > 0 {
+			return st, fmt.Errorf("query: %w; %d rows were already returned typed from the sample, so the run stops (typing the file from every value gives the whole answer)", err, st.RowsOut)
+		}
+		typed, terr := typeAll(ctx, p.sources, re.Source)
+		if terr != nil {
+			return st, terr
+		}
+		if !typed {
+			return st, err
+		}
+		if err := p.build(ctx); err != nil {
+			return st, err
+		}
+	}
+}
+
+func (p *Prepared) run(ctx context.Context, emit func(*column.Batch) error) (_ *Stats, err error) {
 	start := time.Now()
 	// The run owns its spill space: operators that stop early (take, an error elsewhere in the plan) never see
 	// their end, so their stores are removed here, before Run returns, not by whichever operator made them.

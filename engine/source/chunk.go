@@ -100,6 +100,10 @@ type chunker struct {
 	line   int
 	offset int64
 	eof    bool
+	// stopAt, when positive, ends the chunks at the first record end at or past that byte (a sample); more
+	// then says whether the data went on.
+	stopAt int64
+	more   bool
 }
 
 func newChunker(r io.Reader, split boundary, size int, budget *memory.Budget) *chunker {
@@ -117,6 +121,11 @@ func newChunker(r io.Reader, split boundary, size int, budget *memory.Budget) *c
 func (c *chunker) next() (chunk, error) {
 	buf := c.carry
 	c.carry = nil
+	if c.stopAt > 0 && c.offset >= c.stopAt {
+		c.more = len(buf) > 0 || !c.eof
+		c.unreserve(int64(cap(buf)))
+		return chunk{}, io.EOF
+	}
 	for {
 		if len(buf) == cap(buf) || c.eof {
 			if cut := c.split.end(buf); cut > 0 {

@@ -112,7 +112,7 @@ func recordsAfterHeader(r *csv.Reader, data []byte, fields int) *csvRecords {
 // csvRead says what readCSVRecords builds from a chunk.
 type csvRead struct {
 	// types are the columns' types; when nil, each is the narrowest type that holds the chunk's values. A
-	// value that does not fit its given type means the file changed since it was typed, and is an error.
+	// value that does not fit its given type is an error (see readTypedCSV).
 	types []column.Type
 	only  []int // the columns to build vectors for; nil means all of them, empty none
 	keep  bool  // keep the chunk's bytes in the part
@@ -157,16 +157,8 @@ func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, 
 			only[c] = c
 		}
 	}
-	for c := range types {
-		if (p.saw[c] | kindOfType(types[c])).columnType() != types[c] {
-			return p, fmt.Errorf("line %d: column %d holds a value that is not %v: the file changed since it was opened", ch.line, c+1, types[c])
-		}
-	}
 	for _, c := range only {
 		t := p.saw[c].columnType()
-		if types != nil {
-			t = types[c]
-		}
 		v := column.NewVector(t, len(records))
 		for _, rec := range records {
 			appendCSV(v, t, rec[c])
@@ -178,7 +170,8 @@ func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, 
 
 // readTypedCSV is readCSVRecords for a file already typed (a scan): each record's wanted fields are parsed
 // straight into their vectors, and only those fields are looked at. A value that does not parse as its
-// column's type means the file changed since it was opened, and is an error.
+// column's type is a *RetypeError (its Column the field's number), which the scan reports as its sample's
+// limit or as the file changed since it was opened.
 func readTypedCSV(r *csvRecords, ch chunk, fields int, how csvRead, p csvPart) (csvPart, error) {
 	only := how.only
 	if only == nil {
@@ -203,7 +196,8 @@ func readTypedCSV(r *csvRecords, ch chunk, fields int, how csvRead, p csvPart) (
 		for _, c := range only {
 			if !appendTypedCSV(p.cols[c], rec[c]) {
 				line, _ := r.FieldPos(c)
-				return p, fmt.Errorf("line %d: column %d holds a value that is not %v: the file changed since it was opened", ch.line-1+line, c+1, how.types[c])
+				k, _ := textKind(rec[c], false)
+				return p, &RetypeError{Line: ch.line - 1 + line, Column: strconv.Itoa(c + 1), col: c, Type: how.types[c], Value: kindName(k)}
 			}
 		}
 		p.rows++

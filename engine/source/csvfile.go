@@ -3,75 +3,140 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"sync"
 
 	"github.com/joinlab/joinlab/engine/column"
 )
 
-// csvFile is a CSV file read where it lies, as jsonlFile is for JSON lines. Opening it reads it once, in
-// parallel chunks, to check every record and type every column from all its values; it keeps only the schema
-// and the row count. Each scan reads the file again and parses each chunk straight into vectors of the file's
-// types, for the requested columns only, in file order. A file changed after it was opened fails the scan: a
-// value that no longer fits its column's type, or a different row count.
+// csvFile is a CSV file read where it lies, as jsonlFile is for JSON lines. Opening it reads a sample of it
+// (sample.go), in parallel chunks, to check those records and type every column from their values; it keeps
+// only the schema and the row count (estimated, when the sample did not reach the end). Each scan reads the
+// file again and parses each chunk straight into vectors of those types, for the requested columns only, in
+// file order, checking each value it parses against its column's type. A value that does not fit stops the
+// scan: with a *RetypeError when the types came from a sample, else as a file changed since it was opened (as
+// does a different row count).
 type csvFile struct {
-	name, path string
-	schema     column.Schema
-	rows       int
-	opts       Options
+	name string
+	place
+	opts Options
+
+	mu      sync.Mutex
+	schema  column.Schema
+	rows    int
+	sampled bool
 }
 
-var _ Source = (*csvFile)(nil)
+var _ Sampled = (*csvFile)(nil)
 
-// openCSVFile checks and types a CSV file without keeping its records.
-func openCSVFile(name, path string, f io.Reader, o Options) (*csvFile, error) {
-	c := newChunker(f, &csvEnd{}, o.ChunkBytes, o.Budget)
+// openCSVFile checks and types a sample of a CSV file of size bytes without keeping its records.
+func openCSVFile(name string, at place, f io.Reader, o Options) (*csvFile, error) {
+	s := &csvFile{name: name, place: at, opts: o}
+	if err := s.typeFrom(f, at.length(), sampleStop(o)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// typeFrom checks and types the records of f, a file of size bytes, up to the first record end at or past
+// byte stop (0: all of them). The caller holds s.mu or owns s.
+func (s *csvFile) typeFrom(f io.Reader, size, stop int64) error {
+	c := newChunker(f, &csvEnd{}, s.opts.ChunkBytes, s.opts.Budget)
+	c.stopAt = stop
 	ch, err := c.next()
 	if err == io.EOF {
-		return nil, errors.New("empty CSV: expected a header line")
+		return errors.New("empty CSV: expected a header line")
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	none := csvRead{only: []int{}}
 	header, first, err := parseCSVHead(ch, none)
 	c.release(ch)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rest, err := parseChunks(c, workers(o), func(ch chunk) (csvPart, error) {
+	rest, err := parseChunks(c, workers(s.opts), func(ch chunk) (csvPart, error) {
 		return parseCSVChunk(ch, len(header), none)
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s := &csvFile{name: name, path: path, opts: o, schema: make(column.Schema, len(header))}
+	schema := make(column.Schema, len(header))
 	saw := make([]kinds, len(header))
+	rows := 0
 	for _, p := range append([]csvPart{first}, rest...) {
 		for c, k := range p.saw {
 			saw[c] |= k
 		}
-		s.rows += p.rows
+		rows += p.rows
 	}
 	for c, h := range header {
-		s.schema[c] = column.Field{Name: h, Type: saw[c].columnType()}
+		schema[c] = column.Field{Name: h, Type: saw[c].columnType()}
 	}
-	return s, nil
+	s.schema, s.rows, s.sampled = schema, rows, c.more
+	if c.more {
+		s.rows = estimateRows(rows, c.offset, size)
+	}
+	return nil
 }
 
-func (s *csvFile) Name() string                  { return s.name }
-func (s *csvFile) Rows() int                     { return s.rows }
-func (s *csvFile) Schema([]string) column.Schema { return s.schema }
+// TypeAll reads the whole file to type it, as opening it with TypeEveryValue does.
+func (s *csvFile) TypeAll(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sampled {
+		return nil
+	}
+	f, err := s.open()
+	if err != nil {
+		return fmt.Errorf("source %s: %w", s.name, err)
+	}
+	defer f.Close()
+	if err := s.typeFrom(f, s.length(), 0); err != nil {
+		return fmt.Errorf("source %s: %s: %w", s.name, s.path, err)
+	}
+	return ctx.Err()
+}
+
+// Sampled reports whether the types come from a sample of the file.
+func (s *csvFile) Sampled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sampled
+}
+
+func (s *csvFile) Name() string { return s.name }
+
+func (s *csvFile) Rows() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows
+}
+
+func (s *csvFile) Schema([]string) column.Schema {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.schema
+}
 
 // Scan reads the file again, a chunk per worker at a time, in file order.
 func (s *csvFile) Scan(_ context.Context, cols []column.Field) Iterator {
-	types := make([]column.Type, len(s.schema))
-	for c, f := range s.schema {
+	s.mu.Lock()
+	schema, rows, sampled := s.schema, s.rows, s.sampled
+	s.mu.Unlock()
+	if sampled {
+		rows = -1 // estimated: not a count to hold the scan to
+	}
+	types := make([]column.Type, len(schema))
+	for c, f := range schema {
 		types[c] = f.Type
 	}
 	idx := make([]int, len(cols))
 	var only []int
 	for i, f := range cols {
-		idx[i] = s.schema.Index(f.Name)
+		idx[i] = schema.Index(f.Name)
 		if idx[i] >= 0 {
 			only = append(only, idx[i])
 		}
@@ -80,7 +145,7 @@ func (s *csvFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		only = []int{}
 	}
 	how := csvRead{types: types, only: only}
-	fields := len(s.schema)
+	fields := len(schema)
 	parse := func(ch chunk) ([]*column.Batch, error) {
 		var p csvPart
 		var err error
@@ -89,7 +154,14 @@ func (s *csvFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		} else {
 			p, err = parseCSVChunk(ch, fields, how)
 		}
-		if err != nil {
+		var bad *RetypeError
+		switch {
+		case errors.As(err, &bad) && sampled:
+			bad.Source, bad.Column = s.name, schema[bad.col].Name
+			return nil, bad
+		case bad != nil:
+			return nil, fmt.Errorf("line %d: column %d holds a value that is not %v: the file changed since it was opened", bad.Line, bad.col+1, bad.Type)
+		case err != nil:
 			return nil, err
 		}
 		var out []*column.Batch
@@ -107,5 +179,5 @@ func (s *csvFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		}
 		return out, nil
 	}
-	return &fileScan{name: s.name, path: s.path, rows: s.rows, opts: s.opts, split: func() boundary { return &csvEnd{} }, parse: parse}
+	return &fileScan{name: s.name, at: s.place, rows: rows, opts: s.opts, split: func() boundary { return &csvEnd{} }, parse: parse}
 }

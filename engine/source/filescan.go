@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/memory"
@@ -17,13 +16,14 @@ import (
 // midway (take 10) leaves no goroutine blocked. The file is closed when its last chunk is read. At most
 // workers chunks and their batches are held at once.
 type fileScan struct {
-	name, path string
-	rows       int // as opened; a scan that finds another count reports the file changed
-	opts       Options
-	split      func() boundary
-	parse      func(chunk) ([]*column.Batch, error) // safe to run on several chunks at once
+	name  string
+	at    place
+	rows  int // as opened; a scan that finds another count reports the file changed (-1: an estimate)
+	opts  Options
+	split func() boundary
+	parse func(chunk) ([]*column.Batch, error) // safe to run on several chunks at once
 
-	f       *os.File
+	f       io.ReadCloser
 	c       *chunker
 	pending []chan parsed
 	ready   []*column.Batch
@@ -60,7 +60,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			return nil, err
 		}
 		if it.c == nil && !it.done {
-			f, err := os.Open(it.path)
+			f, err := it.at.open()
 			if err != nil {
 				return nil, fmt.Errorf("source %s: %w", it.name, err)
 			}
@@ -76,7 +76,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			if err != nil {
 				it.stop()
 				if !errors.Is(err, io.EOF) {
-					it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.path, err)
+					it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.at.path, err)
 				}
 				break
 			}
@@ -93,8 +93,8 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			if it.readErr != nil {
 				return nil, it.readErr
 			}
-			if it.seen != it.rows {
-				return nil, fmt.Errorf("source %s: %s: %d rows when opened, %d now: the file changed", it.name, it.path, it.rows, it.seen)
+			if it.rows >= 0 && it.seen != it.rows {
+				return nil, fmt.Errorf("source %s: %s: %d rows when opened, %d now: the file changed", it.name, it.at.path, it.rows, it.seen)
 			}
 			return nil, nil
 		}
@@ -109,7 +109,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 		if r.err != nil {
 			it.pending = nil // their answers go to buffered channels nobody reads
 			it.stop()
-			it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.path, r.err)
+			it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.at.path, r.err)
 			return nil, it.readErr
 		}
 		for _, b := range r.batches {

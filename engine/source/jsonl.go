@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -22,7 +23,7 @@ type JSONL struct {
 	top   column.Schema
 
 	mu    sync.Mutex
-	paths map[string]column.Type // nested paths typed on first request
+	paths map[string]kinds // nested paths typed on first request
 }
 
 // FromJSONL parses JSON-lines data. Every non-blank line must be a JSON object whose numbers are all within the
@@ -77,14 +78,8 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if !gjson.ValidBytes(line) {
-			return p, fmt.Errorf("line %d: malformed JSON", lineNo)
-		}
-		if line[0] != '{' {
-			return p, fmt.Errorf("line %d: expected a JSON object, found %s", lineNo, describe(gjson.ParseBytes(line)))
-		}
-		if num := firstOutOfRange(line); num != "" {
-			return p, fmt.Errorf("line %d: %w", lineNo, errOutOfRange(num))
+		if err := checkJSONLine(line); err != nil {
+			return p, fmt.Errorf("line %d: %w", lineNo, err)
 		}
 		pos := 0
 		eachMember(line, func(k, v []byte) bool {
@@ -112,7 +107,8 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 
 // newJSONL joins the parts of a file in order.
 func newJSONL(name string, parts []jsonlPart) *JSONL {
-	s := &JSONL{name: name, paths: map[string]column.Type{}, top: topSchema(parts)}
+	s := &JSONL{name: name, paths: map[string]kinds{}}
+	s.top, _ = topSchema(parts)
 	n := 0
 	for _, p := range parts {
 		n += len(p.lines)
@@ -124,9 +120,10 @@ func newJSONL(name string, parts []jsonlPart) *JSONL {
 	return s
 }
 
-// topSchema types the top-level keys of a file's parts. A key's place is its first appearance in the first part
-// that has it, which is its first appearance in the file: keys new to a part come after every earlier part's.
-func topSchema(parts []jsonlPart) column.Schema {
+// topSchema types the top-level keys of a file's parts, and returns the kinds each showed. A key's place is its
+// first appearance in the first part that has it, which is its first appearance in the file: keys new to a part
+// come after every earlier part's.
+func topSchema(parts []jsonlPart) (column.Schema, []kinds) {
 	var top column.Schema
 	seen := map[string]int{}
 	var saw []kinds
@@ -145,7 +142,23 @@ func topSchema(parts []jsonlPart) column.Schema {
 	for i := range top {
 		top[i].Type = saw[i].columnType()
 	}
-	return top
+	return top, saw
+}
+
+// checkJSONLine says what is wrong with a non-blank line of JSON lines, if anything: it must be a JSON object
+// whose numbers are all within the range of a real.
+func checkJSONLine(line []byte) error {
+	ok, big := checkJSON(line)
+	if !ok {
+		return errors.New("malformed JSON")
+	}
+	if line[0] != '{' {
+		return fmt.Errorf("expected a JSON object, found %s", describe(gjson.ParseBytes(line)))
+	}
+	if big != "" {
+		return errOutOfRange(big)
+	}
+	return nil
 }
 
 func describe(r gjson.Result) string {
@@ -186,40 +199,6 @@ func kindOf(v gjson.Result) kinds {
 // integer digits plus exponent stay below it is surely in range, so only larger ones need parsing.
 const maxFiniteMagnitude = 308
 
-// firstOutOfRange returns the first number in a valid JSON text that is beyond the range of a real, or "" when
-// there is none. It walks the bytes once, skipping strings, and parses only the numbers whose magnitude (integer
-// digits plus exponent) could reach the limit, so the check costs a fraction of gjson's own validation.
-func firstOutOfRange(doc []byte) string {
-	for i := 0; i < len(doc); i++ {
-		switch c := doc[i]; {
-		case c == '"':
-			i = stringEnd(doc, i)
-		case c == '-' || isDigit(c):
-			j := numberEnd(doc, i)
-			if magnitude(doc[i:j]) >= maxFiniteMagnitude {
-				if _, err := strconv.ParseFloat(string(doc[i:j]), 64); err != nil {
-					return string(doc[i:j])
-				}
-			}
-			i = j - 1
-		}
-	}
-	return ""
-}
-
-// numberEnd is the offset just past the JSON number starting at doc[start].
-func numberEnd(doc []byte, start int) int {
-	j := start + 1
-	for ; j < len(doc); j++ {
-		switch c := doc[j]; {
-		case isDigit(c), c == '.', c == 'e', c == 'E', c == '+', c == '-':
-		default:
-			return j
-		}
-	}
-	return j
-}
-
 // magnitude bounds the decimal exponent of a JSON number: its integer digits after leading zeros, plus its
 // exponent (saturated, so a huge exponent cannot wrap).
 func magnitude(num []byte) int {
@@ -254,19 +233,27 @@ func magnitude(num []byte) int {
 }
 
 // stringEnd is the offset of the quote that closes the JSON string opening at doc[open] (len(doc) when none
-// does): the next quote not escaped. It steps byte by byte, skipping the byte after each backslash: JSON strings
-// are short, and a search call per string costs more than the scan.
+// does): the next quote not escaped. It skips the bytes that are neither a quote nor a backslash a table lookup
+// each, and the byte after each backslash: JSON strings are short, and a search call per string costs more
+// than the scan.
 func stringEnd(doc []byte, open int) int {
-	for i := open + 1; i < len(doc); i++ {
-		switch doc[i] {
-		case '"':
-			return i
-		case '\\':
+	i := open + 1
+	for {
+		for i < len(doc) && !quoteOrEscape[doc[i]] {
 			i++
 		}
+		switch {
+		case i >= len(doc):
+			return len(doc)
+		case doc[i] == '"':
+			return i
+		}
+		i += 2 // a backslash and the byte it escapes
 	}
-	return len(doc)
 }
+
+// quoteOrEscape marks the two bytes a string's end is looked for at.
+var quoteOrEscape = [256]bool{'"': true, '\\': true}
 
 // isIntegral reports whether a JSON number is written as an integer that fits in int64.
 func isIntegral(raw string) bool {
@@ -332,9 +319,9 @@ func (s *JSONL) pathTypes(paths []string) []column.Type {
 }
 
 // cachedPathTypes returns the types of paths, typing those not in cache from every line read gives, in one
-// pass for all of them, and adding them to cache. When read fails the new paths are typed dynamic (the values
-// as written); the scan then reports the read's error.
-func cachedPathTypes(cache map[string]column.Type, top column.Schema, paths []string, read func(*pathTyper) error) []column.Type {
+// pass for all of them, and adding the kinds they showed to cache. When read fails the new paths are typed
+// dynamic (the values as written, as a nested value makes them); the scan then reports the read's error.
+func cachedPathTypes(cache map[string]kinds, top column.Schema, paths []string, read func(*pathTyper) error) []column.Type {
 	var missing []column.Field
 	for _, p := range paths {
 		if _, ok := cache[p]; !ok {
@@ -345,15 +332,15 @@ func cachedPathTypes(cache map[string]column.Type, top column.Schema, paths []st
 		t := &pathTyper{plan: newScanPlan(top, missing), kinds: make([]kinds, len(missing))}
 		err := read(t)
 		for i, f := range missing {
-			cache[f.Name] = column.Dynamic
+			cache[f.Name] = sawNested
 			if err == nil {
-				cache[f.Name] = t.kinds[i].columnType()
+				cache[f.Name] = t.kinds[i]
 			}
 		}
 	}
 	out := make([]column.Type, len(paths))
 	for i, p := range paths {
-		out[i] = cache[p]
+		out[i] = cache[p].columnType()
 	}
 	return out
 }
@@ -464,19 +451,20 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 		return nil, err
 	}
 	hi := min(it.pos+BatchRows, len(lines))
-	b := jsonlBatch(lines[it.pos:hi], it.cols, it.plan)
+	b, _ := jsonlBatch(lines[it.pos:hi], it.cols, it.plan, nil) // typed from every line: nothing to check
 	it.pos = hi
 	return b, nil
 }
 
 // jsonlBatch reads the planned columns from each line into a batch, walking each line once (eachMember). A key
 // that appears twice counts the first time, as a gjson path reads it; a column whose key is missing is null.
-func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan) *column.Batch {
+func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scanCheck) (*column.Batch, *RetypeError) {
 	vecs := make([]*column.Vector, len(cols))
 	for c, f := range cols {
 		vecs[c] = column.NewVector(f.Type, len(lines))
 	}
 	var cache keyCache
+	var bad *RetypeError
 	for r, line := range lines {
 		pos := 0
 		eachMember(line, func(key, val []byte) bool {
@@ -488,6 +476,10 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan) *column.Bat
 			})
 			pos++
 			if e < 0 {
+				if check != nil && check.all {
+					bad = &RetypeError{Line: r, Column: string(key), NewKey: true}
+					return false
+				}
 				return true
 			}
 			for _, m := range plan.reads[e] {
@@ -495,20 +487,49 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan) *column.Bat
 				switch {
 				case v.Len() > r:
 				case m.path == "":
+					if check != nil && !check.fits(m.col, kindOfRaw(val)) {
+						bad = check.retype(r, cols[m.col], kindOfRaw(val))
+						return false
+					}
 					appendRaw(v, val)
 				default:
-					appendJSON(v, gjson.GetBytes(val, m.path))
+					got := gjson.GetBytes(val, m.path)
+					if check != nil && !check.fits(m.col, kindOf(got)) {
+						bad = check.retype(r, cols[m.col], kindOf(got))
+						return false
+					}
+					appendJSON(v, got)
 				}
 			}
 			return true
 		})
+		if bad != nil {
+			return nil, bad
+		}
 		for _, v := range vecs {
 			if v.Len() == r {
 				v.AppendNull()
 			}
 		}
 	}
-	return column.NewBatch(vecs, len(lines))
+	return column.NewBatch(vecs, len(lines)), nil
+}
+
+// scanCheck is what a scan of a file typed from a sample checks each value it reads against (sample.go): the
+// kinds the typing saw for each scanned column, and whether the scan reads every top-level column, so that a
+// key the sample never showed would be a column of its answer.
+type scanCheck struct {
+	saw []kinds
+	all bool
+}
+
+// fits reports whether a value of kind k leaves scan column c's type as the sample made it.
+func (c *scanCheck) fits(col int, k kinds) bool {
+	return k == 0 || (c.saw[col]|k).columnType() == c.saw[col].columnType()
+}
+
+func (c *scanCheck) retype(row int, f column.Field, k kinds) *RetypeError {
+	return &RetypeError{Line: row, Column: f.Name, Type: f.Type, Value: kindName(k)}
 }
 
 // appendRaw is appendJSON for a value's raw text: the common cases (null, a long written as an integer, a

@@ -3,69 +3,133 @@ package source
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
-	"os"
+	"slices"
 	"sync"
 
 	"github.com/joinlab/joinlab/engine/column"
 )
 
-// jsonlFile is a JSON-lines file read where it lies. Opening it reads it once, in parallel chunks, to validate
-// every line and type the top-level keys, and keeps only the schema and the row count; every scan reads the
-// file again, chunk by chunk, and parses each chunk straight into batches of the columns it asks for, so a
-// query holds a few chunks of the file (one per worker, plus their batches), never the whole of it. A nested
-// path is typed, the first time a query names it, by one more pass over the file.
+// jsonlFile is a JSON-lines file read where it lies. Opening it reads a sample of it (sample.go), in
+// parallel chunks, to validate those lines and type the top-level keys, and keeps only the schema and the row
+// count (estimated, when the sample did not reach the end); every scan reads the file again, chunk by chunk,
+// and parses each chunk straight into batches of the columns it asks for, so a query holds a few chunks of the
+// file (one per worker, plus their batches), never the whole of it. A nested path is typed, the first time a
+// query names it, by one more read of the sample. A scan of a sampled file validates every line and checks
+// every value it reads against the sample's types.
 //
 // The cost is a read of the file per scan (from the page cache, once it is warm) in place of holding it. A
-// file changed after it was opened fails the scan when its row count no longer matches.
+// file typed from every value and changed after it was opened fails the scan when its row count no longer
+// matches.
 type jsonlFile struct {
-	name, path string
-	top        column.Schema
-	rows       int
-	opts       Options
+	name string
+	place
+	opts Options
 
-	mu    sync.Mutex
-	paths map[string]column.Type
+	mu      sync.Mutex
+	top     column.Schema
+	saw     []kinds // per top-level column, the kinds of value the typing saw
+	rows    int
+	sampled bool
+	paths   map[string]kinds // nested paths typed on first request
 }
 
-var _ Source = (*jsonlFile)(nil)
+var _ Sampled = (*jsonlFile)(nil)
 
-// openJSONLFile validates and types a JSON-lines file without keeping its lines.
-func openJSONLFile(name, path string, f io.Reader, o Options) (*jsonlFile, error) {
-	c := newChunker(f, lineEnd{}, o.ChunkBytes, o.Budget)
-	parts, err := parseChunks(c, workers(o), func(ch chunk) (jsonlPart, error) { return parseJSONLLines(ch, false) })
-	if err != nil {
+// openJSONLFile validates and types a sample of a JSON-lines file of size bytes without keeping its lines.
+func openJSONLFile(name string, at place, f io.Reader, o Options) (*jsonlFile, error) {
+	s := &jsonlFile{name: name, place: at, opts: o, paths: map[string]kinds{}}
+	if err := s.typeFrom(f, at.length(), sampleStop(o)); err != nil {
 		return nil, err
-	}
-	s := &jsonlFile{name: name, path: path, top: topSchema(parts), opts: o, paths: map[string]column.Type{}}
-	for _, p := range parts {
-		s.rows += p.rows
 	}
 	return s, nil
 }
 
-func (s *jsonlFile) Name() string { return s.name }
-func (s *jsonlFile) Rows() int    { return s.rows }
-
-// Schema is as JSONL's: the top-level columns, then the nested paths the query names, typed by one more read
-// of the file for all the paths not typed before.
-func (s *jsonlFile) Schema(paths []string) column.Schema {
-	return nestedSchema(s.top, paths, s.pathTypes)
+// typeFrom validates and types the lines of f, a file of size bytes, up to the first line end at or past byte
+// stop (0: all of them). The caller holds s.mu or owns s.
+func (s *jsonlFile) typeFrom(f io.Reader, size, stop int64) error {
+	c := newChunker(f, lineEnd{}, s.opts.ChunkBytes, s.opts.Budget)
+	c.stopAt = stop
+	parts, err := parseChunks(c, workers(s.opts), func(ch chunk) (jsonlPart, error) { return parseJSONLLines(ch, false) })
+	if err != nil {
+		return err
+	}
+	rows := 0
+	for _, p := range parts {
+		rows += p.rows
+	}
+	s.top, s.saw = topSchema(parts)
+	s.rows, s.sampled = rows, c.more
+	if c.more {
+		s.rows = estimateRows(rows, c.offset, size)
+	}
+	return nil
 }
 
-func (s *jsonlFile) pathTypes(paths []string) []column.Type {
+func (s *jsonlFile) Name() string { return s.name }
+
+func (s *jsonlFile) Rows() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.rows
+}
+
+// Sampled reports whether the types come from a sample of the file.
+func (s *jsonlFile) Sampled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sampled
+}
+
+// TypeAll reads the whole file to type it, as opening it with TypeEveryValue does, and types again from every
+// line the nested paths typed so far.
+func (s *jsonlFile) TypeAll(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sampled {
+		return nil
+	}
+	f, err := s.open()
+	if err != nil {
+		return fmt.Errorf("source %s: %w", s.name, err)
+	}
+	defer f.Close()
+	if err := s.typeFrom(f, s.length(), 0); err != nil {
+		return fmt.Errorf("source %s: %s: %w", s.name, s.path, err)
+	}
+	paths := make([]string, 0, len(s.paths))
+	for p := range s.paths {
+		paths = append(paths, p)
+	}
+	clear(s.paths)
+	s.typePaths(paths)
+	return ctx.Err()
+}
+
+// Schema is as JSONL's: the top-level columns, then the nested paths the query names, typed by one more read
+// of the sample (the whole file, once typed from every value) for all the paths not typed before.
+func (s *jsonlFile) Schema(paths []string) column.Schema {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return nestedSchema(s.top, paths, s.typePaths)
+}
+
+// typePaths types the paths not typed before; the caller holds s.mu.
+func (s *jsonlFile) typePaths(paths []string) []column.Type {
 	return cachedPathTypes(s.paths, s.top, paths, func(t *pathTyper) error {
-		f, err := os.Open(s.path)
+		f, err := s.open()
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		c := newChunker(f, lineEnd{}, s.opts.ChunkBytes, nil)
+		if s.sampled {
+			c.stopAt = sampleStop(s.opts)
+		}
 		parts, err := parseChunks(c, workers(s.opts), func(ch chunk) (*pathTyper, error) {
 			part := &pathTyper{plan: t.plan, kinds: make([]kinds, len(t.kinds))}
-			forEachJSONLine(ch.data, part.line)
+			forEachJSONLine(ch.data, func(l []byte) bool { part.line(l); return true })
 			return part, nil
 		})
 		for _, p := range parts {
@@ -75,29 +139,74 @@ func (s *jsonlFile) pathTypes(paths []string) []column.Type {
 	})
 }
 
-// Scan reads the file again, a chunk per worker at a time, in file order.
+// Scan reads the file again, a chunk per worker at a time, in file order. When the file was typed from a
+// sample, each chunk's lines are validated and each value read is checked against the sample's types: the
+// first line that fails is the scan's error (a *RetypeError for a value its column cannot hold).
 func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
-	plan := newScanPlan(s.top, cols)
+	s.mu.Lock()
+	top, rows, sampled := s.top, s.rows, s.sampled
+	var check *scanCheck
+	if sampled {
+		check = &scanCheck{saw: make([]kinds, len(cols)), all: true}
+		for c, f := range cols {
+			if i := top.Index(f.Name); i >= 0 {
+				check.saw[c] = s.saw[i]
+			} else {
+				check.saw[c] = s.paths[f.Name]
+			}
+		}
+		for _, f := range top {
+			if slices.IndexFunc(cols, func(c column.Field) bool { return c.Name == f.Name }) < 0 {
+				check.all = false
+				break
+			}
+		}
+		rows = -1 // estimated: not a count to hold the scan to
+	}
+	s.mu.Unlock()
+	plan := newScanPlan(top, cols)
 	parse := func(ch chunk) ([]*column.Batch, error) {
 		var lines [][]byte
 		var out []*column.Batch
-		forEachJSONLine(ch.data, func(line []byte) {
-			lines = append(lines, line)
-			if len(lines) == BatchRows {
-				out = append(out, jsonlBatch(lines, cols, plan))
-				lines = lines[:0]
+		var err error
+		flush := func() bool {
+			b, bad := jsonlBatch(lines, cols, plan, check)
+			if bad != nil {
+				bad.Source, bad.Line = s.name, lineOf(ch, lines[bad.Line])
+				err = bad
+				return false
 			}
-		})
-		if len(lines) > 0 {
-			out = append(out, jsonlBatch(lines, cols, plan))
+			out = append(out, b)
+			lines = lines[:0]
+			return true
 		}
-		return out, nil
+		forEachJSONLine(ch.data, func(line []byte) bool {
+			if check != nil {
+				if bad := checkJSONLine(line); bad != nil {
+					err = fmt.Errorf("line %d: %w", lineOf(ch, line), bad)
+					return false
+				}
+			}
+			lines = append(lines, line)
+			return len(lines) < BatchRows || flush()
+		})
+		if err == nil && len(lines) > 0 {
+			flush()
+		}
+		return out, err
 	}
-	return &fileScan{name: s.name, path: s.path, rows: s.rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse}
+	return &fileScan{name: s.name, at: s.place, rows: rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse}
 }
 
-// forEachJSONLine calls fn with each non-blank line of data, trimmed, as parseJSONLLines reads them.
-func forEachJSONLine(data []byte, fn func([]byte)) {
+// lineOf is the line number in the file of line, a slice of ch's data.
+func lineOf(ch chunk, line []byte) int {
+	start := cap(ch.data) - cap(line) // line shares ch.data's array, which ends where ch.data does
+	return ch.line + bytes.Count(ch.data[:start], []byte{'\n'})
+}
+
+// forEachJSONLine calls fn with each non-blank line of data, trimmed, as parseJSONLLines reads them, until fn
+// returns false.
+func forEachJSONLine(data []byte, fn func([]byte) bool) {
 	for len(data) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -105,8 +214,8 @@ func forEachJSONLine(data []byte, fn func([]byte)) {
 		} else {
 			line, data = data, nil
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			fn(line)
+		if line = bytes.TrimSpace(line); len(line) > 0 && !fn(line) {
+			return
 		}
 	}
 }

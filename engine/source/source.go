@@ -1,9 +1,10 @@
 // Package source reads tables from JSON-lines and CSV data into column batches.
 //
 // A file is read in chunks split at record ends and parsed on every core (chunk.go, parallel.go); a regular
-// file is not held, but read again by each scan (jsonlfile.go, csvfile.go, filescan.go). A source is
-// parsed and validated once when it is opened (so a malformed line is reported with its line number
-// before any row flows), then scanned any number of times. A scan reads only the columns the query needs: for
+// file is not held, but read again by each scan (jsonlfile.go, csvfile.go, filescan.go), and typed from a
+// sample when opened (sample.go): its scans check every record and value past it, with line numbers. A
+// stream is parsed, validated and typed whole when it is read (so a malformed line is reported before any row
+// flows), then scanned any number of times. A scan reads only the columns the query needs: for
 // JSON lines, each requested column is a gjson path read from the raw line, so a nested field such as
 // actor.alternateId is projected without decoding the rest of the document.
 package source
@@ -71,6 +72,12 @@ type Options struct {
 	ChunkBytes int
 	// Workers is how many chunks are parsed at once (one per core when 0; always one under js/wasm).
 	Workers int
+	// SampleBytes is how much of a regular file opening reads to type its columns (sample.go):
+	// DefaultSampleBytes when 0, every value when negative (TypeEveryValue).
+	SampleBytes int64
+	// SpoolDir is where OpenWith copies a stream it is given (a pipe, a FIFO), to read it as a file: the
+	// system's temporary folder when "".
+	SpoolDir string
 }
 
 // Open reads a file as a source named name, as OpenWith does with no options.
@@ -88,26 +95,37 @@ func OpenWith(name, path string, o Options) (Source, error) {
 		return nil, fmt.Errorf("source %s: %w", name, err) // an *fs.PathError names the file
 	}
 	defer f.Close()
-	// A regular file can be read again, so it is scanned where it lies rather than held; a pipe is read once
-	// and held.
-	regular := false
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		regular = true
+	// A regular file is scanned where it lies; a stream is copied into a temporary file first (spool.go), and
+	// then read as one.
+	at := place{path: path}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		split := boundary(lineEnd{})
+		if format == CSV {
+			split = &csvEnd{}
+		}
+		held, err := spool(f, split, o)
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
+		}
+		held.path = path
+		at = held
 	}
+	r, err := at.open()
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", name, err)
+	}
+	defer r.Close()
 	var s Source
-	switch {
-	case regular && format == JSONLines:
+	if format == JSONLines {
 		var jf *jsonlFile
-		if jf, err = openJSONLFile(name, path, f, o); err == nil {
+		if jf, err = openJSONLFile(name, at, r, o); err == nil {
 			s = jf
 		}
-	case regular:
+	} else {
 		var cf *csvFile
-		if cf, err = openCSVFile(name, path, f, o); err == nil {
+		if cf, err = openCSVFile(name, at, r, o); err == nil {
 			s = cf
 		}
-	default:
-		s, err = Read(name, format, f, o)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/joinlab/joinlab/engine/column"
 )
 
@@ -188,26 +186,4 @@ func BenchmarkFromJSONL(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-// BenchmarkRangeCheck compares the range check of one line with gjson's validation of it, which every line
-// already pays.
-func BenchmarkRangeCheck(b *testing.B) {
-	line := []byte(`{"uuid":"u-1","published":"2024-05-01T12:00:01Z","eventType":"user.session.start",` +
-		`"actor":{"alternateId":"user1@corp","id":1},"client":{"ip":"10.0.1.1","geo":{"lat":1.25e-1,"lon":-1.5}},` +
-		`"outcome":{"result":"SUCCESS"},"severity":1}`)
-	b.Run("range", func(b *testing.B) {
-		for b.Loop() {
-			if firstOutOfRange(line) != "" {
-				b.Fatal("out of range")
-			}
-		}
-	})
-	b.Run("gjson", func(b *testing.B) {
-		for b.Loop() {
-			if !gjson.ValidBytes(line) {
-				b.Fatal("invalid")
-			}
-		}
-	})
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -60,4 +61,38 @@ func TestOktaHashJoinDynamicFilter(t *testing.T) {
 		t.Errorf("with the filter Okta served %d rows in %d requests; unfiltered %d in %d", rows, requests, baseRows, baseRequests)
 	}
 	t.Logf("Okta rows %d in %d requests with the dynamic filter, %d in %d without; %d joined rows", rows, requests, baseRows, baseRequests, got)
+}
+
+// TestHashProbeSlicesOverlap runs the hash join of the detections with severity >= 90 and Okta on
+// okta-crowdstrike-small with IN lists of 10 values on Okta, so the probe is nine slices: they overlap up to
+// Okta's 2 in flight, and one at a time with the okta_concurrent knob at 1. Both give the same rows in the same
+// order (no sort: the hash join's output follows the probe's order) from the same requests, the overlapped run ends earlier in virtual time, a second run gives the same
+// trace byte for byte, and no more requests are in flight than the knob or the profile allows.
+func TestHashProbeSlicesOverlap(t *testing.T) {
+	q := `@OktaSystemLogs
+| where eventType == "user.session.start" and outcome.result == "SUCCESS"
+| join kind=inner hint.strategy=hash (@CrowdStrikeDetections | where severity >= 90) on $left.actor.alternateId == $right.user_name
+| project published, user = actor.alternateId, ip = client.ipAddress, tactic`
+	set := map[string]float64{"okta_max_in_values": 10}
+	rows, st, tr, events := tracedRun(t, "okta-crowdstrike-small", set, q)
+	seqRows, seq, _, seqEvents := tracedRun(t, "okta-crowdstrike-small", withKnobs(set, map[string]float64{"okta_concurrent": 1}), q)
+	if strings.Join(rows, "\n") != strings.Join(seqRows, "\n") || len(rows) == 0 {
+		t.Fatalf("overlapped and sequential slices give different rows (%d and %d)", len(rows), len(seqRows))
+	}
+	if n, _ := st.Details[dynfilter.DetailSlices].(int64); n < 4 {
+		t.Fatalf("%d slices: the test needs several", n)
+	}
+	if st.Requests != seq.Requests || st.VirtualTotal >= seq.VirtualTotal {
+		t.Errorf("overlapped: %d requests, %.0f ms; sequential: %d requests, %.0f ms", st.Requests, st.VirtualTotal, seq.Requests, seq.VirtualTotal)
+	}
+	if m := connector.MaxInFlight(events)["OktaSystemLogs"]; m != 2 {
+		t.Errorf("%d Okta requests in flight at once, want Okta's 2", m)
+	}
+	if m := connector.MaxInFlight(seqEvents)["OktaSystemLogs"]; m != 1 {
+		t.Errorf("okta_concurrent=1: %d Okta requests in flight at once", m)
+	}
+	if _, _, again, _ := tracedRun(t, "okta-crowdstrike-small", set, q); again != tr {
+		t.Error("a second run's trace differs from the first's")
+	}
+	t.Logf("virtual total %.0f ms overlapped, %.0f ms sequential, %d requests", st.VirtualTotal, seq.VirtualTotal, st.Requests)
 }

@@ -6,50 +6,19 @@ package throttle
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/joinlab/joinlab/engine/connector"
 )
 
 // Bucket is a token bucket on virtual time: Burst tokens at most, refilled at Requests per Window. A request
-// takes one token; with none left it is refused with the time until the next token.
-type Bucket struct {
-	Requests int
-	Window   time.Duration
-	Burst    int
-
-	tokens float64
-	last   time.Duration
-	primed bool
-}
+// takes one token; with none left it is refused with the time until the next token. It is the engine's
+// connector.TokenBucket, so the engine's pacing of overlapped requests (connector.Pacer) and the services'
+// rate limits compute the same times.
+type Bucket = connector.TokenBucket
 
 // NewBucket returns a full bucket; requests <= 0 means no limit.
 func NewBucket(requests int, window time.Duration, burst int) *Bucket {
-	if burst <= 0 {
-		burst = max(1, requests)
-	}
-	return &Bucket{Requests: requests, Window: window, Burst: burst}
-}
-
-// Take takes a token at virtual time now, or reports how long until one is available.
-func (b *Bucket) Take(now time.Duration) (ok bool, retryAfter time.Duration) {
-	if b == nil || b.Requests <= 0 || b.Window <= 0 {
-		return true, 0
-	}
-	if !b.primed {
-		b.tokens, b.last, b.primed = float64(b.Burst), now, true
-	}
-	perToken := float64(b.Window) / float64(b.Requests)
-	b.tokens = min(float64(b.Burst), b.tokens+float64(now-b.last)/perToken)
-	b.last = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	wait := time.Duration((1 - b.tokens) * perToken)
-	// Services round retry-after up to whole milliseconds at least; never answer zero.
-	wait = max(time.Millisecond, wait.Round(time.Millisecond))
-	if wait < time.Duration((1-b.tokens)*perToken) {
-		wait += time.Millisecond
-	}
-	return false, wait
+	return connector.NewTokenBucket(requests, window, burst)
 }
 
 // Latency is the time one response takes: Base, plus PerKB for every 1,024 bytes of body, plus a seeded

@@ -242,7 +242,8 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 			names = append(names, f.Name)
 		}
 	}
-	s.begin(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs})
+	s.begin(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs,
+		Arbitrary: arbitraryTake(parsed)})
 	st, err := p.Run(ctx, func(b *column.Batch) error {
 		if rows, _ := s.pending(); rows+b.N > maxRowsPerMessage {
 			s.flush()

@@ -1,7 +1,8 @@
 // Package share holds the playground's shareable state — query, scenario, knobs, seed, step, strategy, memory
-// budget, playback speed and the batch a run is paused at — with the rules a state must satisfy and two
-// encodings of it: canonical JSON (the Worker's API and its store) and a compact URL fragment (deflate, then
-// unpadded base64url) that reproduces a run with no server at all.
+// budget, playback speed, the batch a run is paused at, the strategy compared against and whether to run at
+// once — with the rules a state must satisfy and two encodings of it: canonical JSON (the Worker's API and its
+// store) and a compact URL fragment (deflate, then unpadded base64url) that reproduces a run with no server at
+// all.
 //
 // A state is data. Nothing here interprets the query or looks the scenario up: the playground does that when it
 // opens a state, and reports an unknown scenario or knob as an error like any other. Validation only bounds sizes
@@ -69,7 +70,16 @@ type State struct {
 	// Tables are the user's own tables a run on own data reads (Scenario ""), by the name the query uses.
 	// Data is set only for small tables (MaxTableData in all); the others stayed on the sender's device.
 	Tables []Table `json:"tables,omitempty"`
+	// Compare names the strategy a second run compares against ("" no comparison; CompareAuto the planner's
+	// choice).
+	Compare string `json:"compare,omitempty"`
+	// Run asks the playground to run the state at once when the link opens, instead of showing it and waiting
+	// for a click: a presenter's link straight to the moment that matters.
+	Run bool `json:"run,omitempty"`
 }
+
+// CompareAuto is Compare's value for a comparison against the planner's own choice of strategy.
+const CompareAuto = "auto"
 
 // Table is one of the user's own tables in a link.
 type Table struct {
@@ -97,6 +107,9 @@ func (s *State) Validate() error {
 		return err
 	}
 	if err := checkName("strategy", s.Strategy); err != nil {
+		return err
+	}
+	if err := checkName("compare strategy", s.Compare); err != nil {
 		return err
 	}
 	if len(s.Knobs) > MaxKnobs {

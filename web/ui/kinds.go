@@ -18,6 +18,9 @@ const (
 	// engine/plan
 	kindPartitionsPruned trace.Kind = "partitions_pruned"
 
+	// engine/dynfilter
+	kindDynamicFilter trace.Kind = "dynamic_filter"
+
 	// engine/join: grace.go
 	kindSpill            trace.Kind = "spill"
 	kindPartitionWritten trace.Kind = "partition_written"

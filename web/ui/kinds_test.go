@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/join"
 	"github.com/joinlab/joinlab/engine/plan"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -18,6 +19,7 @@ func TestKindsMatchTheEngine(t *testing.T) {
 		{kindRequestThrottled, connector.RequestThrottled},
 		{kindRequestRetried, connector.RequestRetried},
 		{kindPartitionsPruned, plan.PartitionsPruned},
+		{kindDynamicFilter, dynfilter.Applied},
 		{kindSpill, join.EventSpill},
 		{kindPartitionWritten, join.EventPartitionWritten},
 		{kindPartitionRead, join.EventPartitionRead},

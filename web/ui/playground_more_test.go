@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -68,8 +69,58 @@ func TestDiffRuns(t *testing.T) {
 	}
 	failed := runOf(cols, a)
 	failed.Status = StatusFailed
-	if d := DiffRuns(runOf(cols, a), failed); d.Note == "" {
-		t.Error("a failed run must not be compared")
+	if d := DiffRuns(failed, runOf(cols, a)); d.Note == "" {
+		t.Error("a failed reference must not be compared with")
+	}
+	// B failed partway, after repeating a row: compared over what it sent, nothing counted lost.
+	stopped := runOf(cols, [][]string{{"1", "x"}, {"1", "x"}})
+	stopped.Status, stopped.Err = StatusFailed, &protocol.Error{Message: "the cursor has not advanced"}
+	d := DiffRuns(runOf(cols, a), stopped)
+	if d.Stopped != "the cursor has not advanced" || d.Lost != 0 || d.Doubled != 1 || d.Extra != 0 {
+		t.Errorf("stopped B: %+v", d)
+	}
+	if d.A.Marks[0] != "doubled" || len(d.A.Marks) != 1 || d.B.Marks[1] != "doubled" || len(d.B.Marks) != 1 {
+		t.Errorf("stopped B's marks: A %v, B %v", d.A.Marks, d.B.Marks)
+	}
+}
+
+// TestDiffMarksBothTables checks the marks of each run's table: lost rows in A with a gap in B where they
+// belong, repeated rows in both, reordered rows moved in both, and nothing marked for arbitrary rows.
+func TestDiffMarksBothTables(t *testing.T) {
+	cols := []string{"k"}
+	a := [][]string{{"1"}, {"2"}, {"3"}, {"4"}}
+	for _, tt := range []struct {
+		name  string
+		b     [][]string
+		wantA map[int]string
+		wantB map[int]string
+	}{
+		{"lost", [][]string{{"1"}, {"4"}}, map[int]string{1: "lost", 2: "lost"}, map[int]string{1: "gap"}},
+		{"doubled", [][]string{{"1"}, {"2"}, {"2"}, {"3"}, {"4"}}, map[int]string{1: "doubled"}, map[int]string{2: "doubled"}},
+		{"lost the last", [][]string{{"1"}, {"2"}, {"3"}}, map[int]string{3: "lost"}, map[int]string{}},
+		{"extra", [][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}}, map[int]string{}, map[int]string{4: "extra"}},
+		{"moved", [][]string{{"1"}, {"3"}, {"2"}, {"4"}}, map[int]string{1: "moved", 2: "moved"}, map[int]string{1: "moved", 2: "moved"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := DiffRuns(runOf(cols, a), runOf(cols, tt.b))
+			if !maps.Equal(d.A.Marks, tt.wantA) && !(len(d.A.Marks) == 0 && len(tt.wantA) == 0) {
+				t.Errorf("A's marks %v, want %v", d.A.Marks, tt.wantA)
+			}
+			if !maps.Equal(d.B.Marks, tt.wantB) && !(len(d.B.Marks) == 0 && len(tt.wantB) == 0) {
+				t.Errorf("B's marks %v, want %v", d.B.Marks, tt.wantB)
+			}
+		})
+	}
+	// A tie group of two identical rows, one copy lost: the second copy is marked, the gap before "3".
+	d := DiffRuns(runOf(cols, [][]string{{"1"}, {"2"}, {"2"}, {"3"}}), runOf(cols, [][]string{{"1"}, {"2"}, {"3"}}))
+	if !maps.Equal(d.A.Marks, map[int]string{2: "lost"}) || !maps.Equal(d.B.Marks, map[int]string{2: "gap"}) {
+		t.Errorf("a lost copy: A's marks %v, B's %v", d.A.Marks, d.B.Marks)
+	}
+	ra, rb := runOf(cols, a), runOf(cols, [][]string{{"7"}, {"8"}, {"9"}, {"4"}})
+	ra.Arbitrary, rb.Arbitrary = true, true
+	d = DiffRuns(ra, rb)
+	if !d.Arbitrary || len(d.A.Marks)+len(d.B.Marks) != 0 {
+		t.Errorf("arbitrary rows: %+v", d)
 	}
 }
 
@@ -187,7 +238,7 @@ func TestMetricsShowConnectorFiguresAndCharts(t *testing.T) {
 	s.PickScenario("demo")
 	s.StartRun()
 	id := s.Run.ID
-	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}, Explain: "physical plan:\n  paged join kind=inner\n"})
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}, Explain: "physical plan (after rewrites):\n  paged join kind=inner\n"})
 	var events []trace.Event
 	for i := 1; i <= 5; i++ {
 		at := time.Duration(i) * 100 * time.Millisecond

@@ -73,7 +73,7 @@ func streamRows(t *testing.T, s *State, n int) {
 	s.StartRun()
 	id := s.Run.ID
 	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k", "v"},
-		Explain: "logical plan:\n  …\nphysical plan:\n  hash join kind=inner, build right side\n",
+		Explain: "logical plan (as written, before rewrites):\n  …\nphysical plan (after rewrites):\n  hash join kind=inner, build right side\n",
 		Inputs:  map[string]int64{"B": 5, "A": int64(n)}})
 	rows := make([][]string, n)
 	for i := range rows {

@@ -254,10 +254,10 @@ func Offset(text string, line, col int) (int, bool) {
 }
 
 // ShowLive says whether the view and metrics have anything to show: not for a run that failed before it
-// was planned (a query error), where the error says all.
+// was planned (a query error), where the error says all, nor while the compare panel draws A's view beside B's.
 func (c *Root) ShowLive() bool {
 	r := c.State.Run
-	return r != nil && (r.Status == StatusRunning || r.Explain != "")
+	return r != nil && (r.Status == StatusRunning || r.Explain != "") && !c.ShowCompare()
 }
 
 // View names the strategy view for the run: the strategy's own, or the generic one.

@@ -91,7 +91,42 @@ type RowDiff struct {
 	OutOfOrder int
 	// Partial is set when a run kept only its first rows (the page keeps at most runner.MaxStreamRows).
 	Partial bool
+	// Arbitrary is set when a run takes rows with no sort before the take: which rows each strategy keeps is
+	// its own choice, so the counts are kept but no row is marked or called lost.
+	Arbitrary bool
+	// Stopped is B's error when B failed partway: the rows it sent before are compared for rows doubled or
+	// made up; the rows it never sent are not counted lost.
+	Stopped string
+	// A and B mark rows of each run by index (from 0): "lost" (A: a copy B lacks), "doubled" (B: a copy past
+	// A's count; A: a row B repeats), "extra" (B: a row A lacks), "moved" (the same rows in another order), or
+	// "gap" (B: the rows A has before this one are missing). At most maxMarks a side.
+	A, B SideMarks
 }
+
+// SideMarks are the marked rows of one run's table.
+type SideMarks struct {
+	Marks map[int]string
+	// First is the first marked row's index, -1 when none; Count counts every marked row, listed or not.
+	First, Count int
+}
+
+func (m *SideMarks) mark(i int, mark string) {
+	if m.Marks == nil {
+		m.Marks, m.First = map[int]string{}, i
+	}
+	if _, ok := m.Marks[i]; ok {
+		return
+	}
+	m.Count++
+	if len(m.Marks) < maxMarks {
+		m.Marks[i] = mark
+	}
+	m.First = min(m.First, i)
+}
+
+// maxMarks bounds the marks kept per side: the side tables show a window of rows, and a reordered run of
+// 200,000 rows must not cost the page a map of them all.
+const maxMarks = 10_000
 
 // DiffRow is one differing row and how often each run produced it.
 type DiffRow struct {
@@ -103,21 +138,38 @@ type DiffRow struct {
 
 // Same reports whether the runs produced the same rows in the same order.
 func (d *RowDiff) Same() bool {
-	return d.Note == "" && d.Lost == 0 && d.Doubled == 0 && d.Extra == 0 && d.OutOfOrder == 0
+	return d.Note == "" && d.Stopped == "" && d.Lost == 0 && d.Doubled == 0 && d.Extra == 0 && d.OutOfOrder == 0
 }
 
-// DiffRuns compares run b's rows with the reference a's.
+// DiffRuns compares run b's rows with the reference a's. A b that failed partway (not canceled) is compared
+// over the rows it sent, for the rows it repeated or made up before it stopped.
 func DiffRuns(a, b *Run) *RowDiff {
-	d := &RowDiff{}
+	d := &RowDiff{A: SideMarks{First: -1}, B: SideMarks{First: -1}}
+	errText := func(r *Run) string {
+		if r.Err != nil {
+			return r.Err.Message
+		}
+		return "no reason given"
+	}
 	switch {
-	case a.Status != StatusDone || b.Status != StatusDone:
+	case a.Status == StatusFailed:
+		d.Note = "A, the reference, failed (" + errText(a) + "): there is nothing to compare B with."
+		return d
+	case a.Status != StatusDone || b.Status == StatusCanceled || b.Status == StatusRunning:
 		d.Note = "Both runs must finish for their rows to be compared."
+		return d
+	case b.Status == StatusFailed && len(b.Columns) == 0:
+		d.Stopped = errText(b)
 		return d
 	case strings.Join(a.Columns, "\x00") != strings.Join(b.Columns, "\x00"):
 		d.Note = "The runs have different columns: " + strings.Join(a.Columns, ", ") + " against " +
 			strings.Join(b.Columns, ", ") + "."
 		return d
 	}
+	if b.Status == StatusFailed {
+		d.Stopped = errText(b)
+	}
+	d.Arbitrary = a.Arbitrary || b.Arbitrary
 	cols := len(a.Columns)
 	d.Partial = a.Rows.Len() < int(statsRows(a)) || b.Rows.Len() < int(statsRows(b))
 	key := func(r *Run, i int) string { return strings.Join(r.Rows.Row(i, cols), "\x1f") }
@@ -132,11 +184,12 @@ func DiffRuns(a, b *Run) *RowDiff {
 		c[1]++
 		counts[key(b, i)] = c
 	}
+	stopped := d.Stopped != ""
 	listed := map[string]bool{}
 	visit := func(r *Run, i int) {
 		k := key(r, i)
 		c := counts[k]
-		if c[0] == c[1] || listed[k] {
+		if c[0] == c[1] || listed[k] || stopped && c[1] < c[0] {
 			return
 		}
 		listed[k] = true
@@ -162,13 +215,72 @@ func DiffRuns(a, b *Run) *RowDiff {
 	for i := range b.Rows.Len() {
 		visit(b, i)
 	}
-	if d.Lost == 0 && d.Doubled == 0 && d.Extra == 0 {
+	if d.Arbitrary {
+		d.Rows = nil // nothing is listed or marked: neither run's choice of rows is wrong
+		return d
+	}
+	d.markRows(a, b, key, counts)
+	return d
+}
+
+// markRows marks the differing rows in both runs' tables. A row whose content the runs hold a different number
+// of times is marked in each table it is in; where the rows agree as multisets, the positions where they
+// differ are marked moved in both. Where B is A with rows left out, in A's order, the row of B after each
+// missing stretch is marked gap, so B's table shows where A's lost rows belong. One pass over each run.
+func (d *RowDiff) markRows(a, b *Run, key func(*Run, int) string, counts map[string][2]int) {
+	stopped := d.Stopped != ""
+	// Of a row A has more often than B, the copies past B's count are the lost ones; of a row B has more
+	// often, B's copies past A's count are the repeats, and A's copies are marked as the rows B repeated.
+	seen := map[string]int{}
+	for i := range a.Rows.Len() {
+		k := key(a, i)
+		seen[k]++
+		switch c := counts[k]; {
+		case c[1] < c[0] && !stopped && seen[k] > c[1]:
+			d.A.mark(i, "lost")
+		case c[1] > c[0]:
+			d.A.mark(i, "doubled")
+		}
+	}
+	clear(seen)
+	for j := range b.Rows.Len() {
+		k := key(b, j)
+		seen[k]++
+		switch c := counts[k]; {
+		case c[1] > c[0] && c[0] > 0 && seen[k] > c[0]:
+			d.B.mark(j, "doubled")
+		case c[1] > c[0] && c[0] == 0:
+			d.B.mark(j, "extra")
+		}
+	}
+	switch {
+	case d.Lost == 0 && d.Doubled == 0 && d.Extra == 0 && !stopped:
 		for i := range a.Rows.Len() {
 			if key(a, i) != key(b, i) {
-				d.OutOfOrder = i + 1
-				break
+				if d.OutOfOrder == 0 {
+					d.OutOfOrder = i + 1
+				}
+				d.A.mark(i, "moved")
+				d.B.mark(i, "moved")
+			}
+		}
+	case d.Lost > 0 && d.Doubled == 0 && d.Extra == 0:
+		left := map[string]int{}
+		for k, c := range counts {
+			left[k] = c[0] - c[1]
+		}
+		for i, j := 0, 0; i < a.Rows.Len() && j < b.Rows.Len(); {
+			ka, kb := key(a, i), key(b, j)
+			switch {
+			case ka == kb:
+				i, j = i+1, j+1
+			case left[ka] > 0:
+				left[ka]--
+				d.B.mark(j, "gap")
+				i++
+			default:
+				return // B is not A with rows left out in A's order: no gap can be placed
 			}
 		}
 	}
-	return d
 }

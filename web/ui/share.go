@@ -16,7 +16,7 @@ import (
 // Share returns the settings a link carries. Knobs at their default are left out, as web/share asks.
 func (s *State) Share() *share.State {
 	st := &share.State{Query: s.Query, Scenario: s.Scenario, Seed: s.Seed, MemoryBudget: s.MemoryBudget,
-		Strategy: s.Strategy, Speed: s.Speed, PausedAt: s.pausedAt()}
+		Strategy: s.Strategy, Speed: s.Speed, PausedAt: s.pausedAt(), Compare: s.shareCompare()}
 	if s.Scenario == OwnScenario && s.walkFragment() == "" {
 		st.Tables = s.shareTables()
 	}
@@ -81,6 +81,7 @@ func (s *State) LoadFragment(fragment string) {
 			}
 		}
 	}
+	s.openLink(st)
 }
 
 // shareTables are the own tables a link names: each small one with its text, as long as the texts together

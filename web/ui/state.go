@@ -124,6 +124,11 @@ type State struct {
 	// Walk is the walkthrough player's state (walkthrough.go); nil until the player starts.
 	Walk *Walk
 
+	// Opened is the share link the page opened, shown until its first run (openlink.go); Short the
+	// short-link button's state (shortlink.go). Both nil until used.
+	Opened *OpenedLink
+	Short  *ShortLink
+
 	// tableID is the last table handle given out.
 	tableID int
 	// ownTables are the user's tables while a walkthrough's inline sources take their place; the engine
@@ -147,6 +152,9 @@ type Run struct {
 	Rows    RowStore
 	Inputs  map[string]int64
 	Explain string
+	// Arbitrary is set when the query takes rows with no sort before the take (the engine's started message
+	// says so): which rows come out is the strategy's choice.
+	Arbitrary bool
 	// Strategy is the join strategy: the one the run asked for until the engine's strategy_chose names the
 	// first join's.
 	Strategy string
@@ -233,7 +241,7 @@ func (s *State) Apply(m protocol.Message) {
 	defer s.compareDone()
 	switch m.Type {
 	case protocol.MessageStarted:
-		r.Columns, r.Explain, r.Inputs = m.Columns, m.Explain, m.Inputs
+		r.Columns, r.Explain, r.Inputs, r.Arbitrary = m.Columns, m.Explain, m.Inputs, m.Arbitrary
 		r.Trace.Inputs = m.Inputs
 	case protocol.MessageBatch:
 		s.batchArrived(r)

@@ -51,6 +51,8 @@ type TraceView struct {
 	Salted SaltedSummary
 	Sweep  SweepSummary
 	Paged  PagedSummary
+	// DynFilters are the dynamic filters pushed into probe scans, in the order their events came.
+	DynFilters []DynFilter
 }
 
 // Scan is one source's reading progress.
@@ -137,6 +139,8 @@ func (t *TraceView) Add(e trace.Event) {
 		t.Sweep.add(a, e.At)
 	case kindPageRequested, kindPageFetched, kindTieGroupCut, kindFilterSplit, kindRefetched:
 		t.Paged.add(e.Kind, a)
+	case kindDynamicFilter:
+		t.addDynFilter(a)
 	}
 }
 

@@ -32,7 +32,7 @@ func warmRun(strategy string) *State {
 	s.StartRun()
 	id := s.Run.ID
 	s.Receive(warmEnvelope(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k", "v"},
-		Explain: "physical plan:\n  " + strategy + " join kind=inner\n", Inputs: map[string]int64{"A": 4, "B": 2}}))
+		Explain: "physical plan (after rewrites):\n  " + strategy + " join kind=inner\n", Inputs: map[string]int64{"A": 4, "B": 2}}))
 	rows := [][]string{{"1", "a"}, {"2", ""}, {"3", "c"}}
 	scan := func(source string, n int) trace.Event {
 		return trace.Event{Kind: "scan_rows", Op: "scan:" + source,

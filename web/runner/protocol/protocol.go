@@ -176,6 +176,9 @@ type Message struct {
 	Explain string   `json:"explain,omitempty"`
 	// Inputs are the rows of each source, so the page can show progress against them.
 	Inputs map[string]int64 `json:"inputs,omitempty"`
+	// Arbitrary is set when the query takes rows with no sort before the take: which rows it keeps is the
+	// strategy's choice, so two strategies' rows may rightly differ.
+	Arbitrary bool `json:"arbitrary,omitempty"`
 
 	// Batch: rows as display text ("" for null) packed by PackRows, and the trace events since the last batch.
 	// Rows travel beside the message's JSON, not in it (see Post): decoding them from a JSON string cost the

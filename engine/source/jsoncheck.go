@@ -1,0 +1,220 @@
+package source
+
+import "strconv"
+
+// checkJSON validates data as one JSON value with optional whitespace around it, exactly as gjson.ValidBytes
+// does (the same grammar, walked the same way), and in the same walk finds the first number beyond the range
+// of a real, as firstOutOfRange would: one pass over a line where the two took one each. big is that number's
+// text, "" when there is none; it means nothing when ok is false.
+func checkJSON(data []byte) (ok bool, big string) {
+	c := jsonChecker{data: data}
+	return c.payload(), c.big
+}
+
+// jsonChecker walks one document; each method takes the offset to start at and returns the offset after what
+// it read, and whether that was valid.
+type jsonChecker struct {
+	data []byte
+	big  string
+}
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
+// skip returns the offset of the first byte at or after i that is not whitespace.
+func (c *jsonChecker) skip(i int) int {
+	for i < len(c.data) && isSpace(c.data[i]) {
+		i++
+	}
+	return i
+}
+
+func (c *jsonChecker) payload() bool {
+	i := c.skip(0)
+	if i == len(c.data) {
+		return false
+	}
+	i, ok := c.value(i)
+	return ok && c.skip(i) == len(c.data)
+}
+
+func (c *jsonChecker) value(i int) (int, bool) {
+	i = c.skip(i)
+	if i == len(c.data) {
+		return i, false
+	}
+	switch b := c.data[i]; {
+	case b == '{':
+		return c.object(i + 1)
+	case b == '[':
+		return c.array(i + 1)
+	case b == '"':
+		return c.str(i + 1)
+	case b == '-' || isDigit(b):
+		return c.number(i)
+	case b == 't':
+		return c.word(i+1, "rue")
+	case b == 'f':
+		return c.word(i+1, "alse")
+	case b == 'n':
+		return c.word(i+1, "ull")
+	}
+	return i, false
+}
+
+func (c *jsonChecker) word(i int, rest string) (int, bool) {
+	if i+len(rest) <= len(c.data) && string(c.data[i:i+len(rest)]) == rest {
+		return i + len(rest), true
+	}
+	return i, false
+}
+
+// object reads the members after an opening brace, and the closing one.
+func (c *jsonChecker) object(i int) (int, bool) {
+	i = c.skip(i)
+	if i < len(c.data) && c.data[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i == len(c.data) || c.data[i] != '"' {
+			return i, false
+		}
+		var ok bool
+		if i, ok = c.str(i + 1); !ok {
+			return i, false
+		}
+		if i = c.skip(i); i == len(c.data) || c.data[i] != ':' {
+			return i, false
+		}
+		if i, ok = c.value(i + 1); !ok {
+			return i, false
+		}
+		if i = c.skip(i); i == len(c.data) {
+			return i, false
+		}
+		switch c.data[i] {
+		case '}':
+			return i + 1, true
+		case ',':
+			i = c.skip(i + 1)
+		default:
+			return i, false
+		}
+	}
+}
+
+// array reads the elements after an opening bracket, and the closing one.
+func (c *jsonChecker) array(i int) (int, bool) {
+	i = c.skip(i)
+	if i < len(c.data) && c.data[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		var ok bool
+		if i, ok = c.value(i); !ok {
+			return i, false
+		}
+		if i = c.skip(i); i == len(c.data) {
+			return i, false
+		}
+		switch c.data[i] {
+		case ']':
+			return i + 1, true
+		case ',':
+			i++
+		default:
+			return i, false
+		}
+	}
+}
+
+// str reads a string's contents after its opening quote, and the closing one: no control characters, and
+// only JSON's escapes. The bytes that need a look (strStop) are skipped a table lookup each.
+func (c *jsonChecker) str(i int) (int, bool) {
+	d := c.data
+	for {
+		for i < len(d) && !strStop[d[i]] {
+			i++
+		}
+		if i == len(d) || d[i] < ' ' {
+			return i, false
+		}
+		if d[i] == '"' {
+			return i + 1, true
+		}
+		i++ // past the backslash
+		if i == len(d) {
+			return i, false
+		}
+		switch d[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			for range 4 {
+				i++
+				if i >= len(d) || !isHex(d[i]) {
+					return i, false
+				}
+			}
+		default:
+			return i, false
+		}
+		i++
+	}
+}
+
+// strStop marks the bytes that end a run of plain string contents: the quote, the backslash and the control
+// characters.
+var strStop = func() (t [256]bool) {
+	for b := range ' ' {
+		t[b] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func isHex(b byte) bool { return isDigit(b) || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F') }
+
+// number reads a number (a sign, integer digits with no leading zero, a fraction, an exponent) and keeps it
+// in big if it is the first beyond the range of a real.
+func (c *jsonChecker) number(start int) (int, bool) {
+	d, i := c.data, start
+	if d[i] == '-' {
+		i++
+		if i == len(d) || !isDigit(d[i]) {
+			return i, false
+		}
+	}
+	if d[i] == '0' {
+		i++
+	} else {
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i == len(d) || !isDigit(d[i]) {
+			return i, false
+		}
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i == len(d) || !isDigit(d[i]) {
+			return i, false
+		}
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	}
+	if c.big == "" && magnitude(d[start:i]) >= maxFiniteMagnitude {
+		if _, err := strconv.ParseFloat(string(d[start:i]), 64); err != nil {
+			c.big = string(d[start:i])
+		}
+	}
+	return i, true
+}

@@ -1,0 +1,129 @@
+package source
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// firstOutOfRange is the range check checkJSON replaced, kept as its oracle: the first number in a valid JSON
+// text beyond the range of a real, found by a walk of its own that skips strings.
+func firstOutOfRange(doc []byte) string {
+	for i := 0; i < len(doc); i++ {
+		switch c := doc[i]; {
+		case c == '"':
+			i = stringEnd(doc, i)
+		case c == '-' || isDigit(c):
+			j := numberEnd(doc, i)
+			if magnitude(doc[i:j]) >= maxFiniteMagnitude {
+				if _, err := strconv.ParseFloat(string(doc[i:j]), 64); err != nil {
+					return string(doc[i:j])
+				}
+			}
+			i = j - 1
+		}
+	}
+	return ""
+}
+
+// numberEnd is the offset just past the JSON number starting at doc[start].
+func numberEnd(doc []byte, start int) int {
+	j := start + 1
+	for ; j < len(doc); j++ {
+		switch c := doc[j]; {
+		case isDigit(c), c == '.', c == 'e', c == 'E', c == '+', c == '-':
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// TestCheckJSONMatchesGJSON holds checkJSON to gjson.ValidBytes and firstOutOfRange on valid documents, their
+// random mutations (a byte changed, dropped or doubled, the text cut short) and the corner cases of the
+// grammar.
+func TestCheckJSONMatchesGJSON(t *testing.T) {
+	docs := []string{
+		`{}`, `[]`, ` {"a":1} `, `{"a":[1,2,{"b":null}],"c":"x\"y\u00e9\n"}`, `{"a":-0.5e+3,"b":1E400,"c":"1e999"}`,
+		`{"a":-1e400}`, `[1e308,2e308]`, `{"a":1}`, `"s"`, `true`, `false`, `null`, `0`, `-0`,
+		`01`, `1.`, `.5`, `1e`, `1e+`, `-`, `--1`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{"a":}`, `{,}`, `[,1]`, `"\x"`, `"\u12g4"`,
+		"\"a\tb\"", `{"a":1}}`, `{"a":1} x`, ``, `   `, `nul`, `tru`, `{"a":[1 2]}`, `["\u00"]`,
+		`{"n":123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890}`,
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte(`{}[]:," \-+.eE0123456789tfnulrsa` + "\t\n")
+	for _, d := range append([]string(nil), docs...) {
+		for range 300 {
+			b := []byte(d)
+			switch r := rng.IntN(4); {
+			case len(b) == 0:
+				b = append(b, alphabet[rng.IntN(len(alphabet))])
+			case r == 0:
+				b[rng.IntN(len(b))] = alphabet[rng.IntN(len(alphabet))]
+			case r == 1:
+				i := rng.IntN(len(b))
+				b = append(b[:i], b[i+1:]...)
+			case r == 2:
+				i := rng.IntN(len(b))
+				b = append(b[:i+1], b[i:]...)
+			default:
+				b = b[:rng.IntN(len(b))]
+			}
+			docs = append(docs, string(b))
+		}
+	}
+	for _, line := range genLines(rng, 200) {
+		docs = append(docs, line)
+	}
+	for _, d := range docs {
+		ok, big := checkJSON([]byte(d))
+		wantOK := gjson.ValidBytes([]byte(d))
+		if ok != wantOK {
+			t.Fatalf("checkJSON(%q) valid %v, gjson says %v", d, ok, wantOK)
+		}
+		if !ok {
+			continue // firstOutOfRange reads valid documents only
+		}
+		if want := firstOutOfRange([]byte(d)); big != want {
+			t.Fatalf("checkJSON(%q) out of range %q, want %q", d, big, want)
+		}
+	}
+}
+
+// genLines is n generated JSON lines, as genJSONL writes them.
+func genLines(rng *rand.Rand, n int) []string {
+	var out []string
+	cur := ""
+	for _, c := range genJSONL(rng, n) {
+		if c == '\n' {
+			out = append(out, cur)
+			cur = ""
+			continue
+		}
+		cur += string(c)
+	}
+	return out
+}
+
+// BenchmarkCheckJSON compares checkJSON with the two walks it replaced, on a line of the okta sample.
+func BenchmarkCheckJSON(b *testing.B) {
+	line := []byte(`{"uuid":"u-1","published":"2024-05-01T12:00:01Z","eventType":"user.session.start",` +
+		`"actor":{"alternateId":"user1@corp","id":1},"client":{"ip":"10.0.1.1","geo":{"lat":1.25e-1,"lon":-1.5}},` +
+		`"outcome":{"result":"SUCCESS"},"severity":1}`)
+	b.Run("one walk", func(b *testing.B) {
+		for b.Loop() {
+			if ok, big := checkJSON(line); !ok || big != "" {
+				b.Fatal("invalid")
+			}
+		}
+	})
+	b.Run("gjson and range", func(b *testing.B) {
+		for b.Loop() {
+			if !gjson.ValidBytes(line) || firstOutOfRange(line) != "" {
+				b.Fatal("invalid")
+			}
+		}
+	})
+}

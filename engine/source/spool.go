@@ -1,0 +1,69 @@
+package source
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// place is where a file source reads its bytes: the file at path, or, for a stream (a pipe, a FIFO, standard
+// input), the temporary file the stream was copied into when opened (spool), which every scan then reads as
+// it would a file. Either way the data is on disk, never held in memory.
+type place struct {
+	path string   // as given, for messages (a stream's too: /dev/stdin)
+	held *os.File // the unlinked copy of a stream, or nil for a regular file
+	size int64    // of the copy
+}
+
+// open starts a read of the data from its first byte; several may run at once.
+func (p place) open() (io.ReadCloser, error) {
+	if p.held != nil {
+		return io.NopCloser(io.NewSectionReader(p.held, 0, p.size)), nil
+	}
+	return os.Open(p.path)
+}
+
+// length is the data's size now (0 when the file cannot be looked at: the estimate of the rows is then off,
+// nothing else).
+func (p place) length() int64 {
+	if p.held != nil {
+		return p.size
+	}
+	st, err := os.Stat(p.path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// spool copies a stream into a temporary file in dir ("" for the system's), a chunk of whole records at a
+// time, so a record that never ends fails here as it would when read (with its position, within the budget
+// and MaxRecordBytes), and memory holds one chunk. The file is unlinked at once: its space comes back when the
+// process ends, however it ends. What bounds a stream of records with no end is then the disk, whose error
+// names the position it was reached at.
+func spool(r io.Reader, split boundary, o Options) (place, error) {
+	tmp, err := os.CreateTemp(o.SpoolDir, "joinlab-stream-*")
+	if err != nil {
+		return place{}, fmt.Errorf("a temporary file to hold the stream: %w", err)
+	}
+	os.Remove(tmp.Name())
+	c := newChunker(r, split, o.ChunkBytes, o.Budget)
+	var size int64
+	for {
+		ch, err := c.next()
+		if err == io.EOF {
+			return place{held: tmp, size: size}, nil
+		}
+		if err != nil {
+			tmp.Close()
+			return place{}, err
+		}
+		n, err := tmp.Write(ch.data)
+		c.release(ch)
+		size += int64(n)
+		if err != nil {
+			tmp.Close()
+			return place{}, fmt.Errorf("line %d (byte %d): holding the stream in a temporary file: %w", ch.line, ch.offset, err)
+		}
+	}
+}
