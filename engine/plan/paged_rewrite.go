@@ -175,12 +175,20 @@ func (r *pagedRewriter) setOrder(j *joinNode, cols []join.SortColumn, limit int6
 		if c.Column == keySchema[key].Name && i != len(cols)-1 {
 			claimed = false // the key in the middle: the cursor (sort…, key) would not follow it
 		}
-		if ok && i > 0 && c.Column != keySchema[key].Name && !slices.Contains(cs.src.Info().NeverNull, c.Column) {
-			claimed = false // a nullable column after the first: its nulls are not one phase (see join.Paged)
-		}
 	}
 	if !claimed {
 		j.reason += fmt.Sprintf("; the sort by %s stays above the join (this strategy does not produce that order)", text)
+		return false
+	}
+	nullable := 0
+	for _, c := range cols {
+		if c.Column != keySchema[key].Name && !slices.Contains(cs.src.Info().NeverNull, c.Column) {
+			nullable++
+		}
+	}
+	if nullable > join.MaxNullableSortColumns {
+		j.reason += fmt.Sprintf("; the sort by %s stays above the join (%d of its columns may hold nulls, at most %d are paged: each doubles the null phases)",
+			text, nullable, join.MaxNullableSortColumns)
 		return false
 	}
 	if err := join.CheckPagedSort(j.jp.Spec.Kind, pagedLeft(j.jp), cols); err != nil {
