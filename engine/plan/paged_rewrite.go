@@ -60,6 +60,15 @@ func (r *pagedRewriter) rewrite(n Node) Node {
 	case *joinNode:
 		n.left, n.right = r.rewrite(n.left), r.rewrite(n.right)
 		n.jp.left, n.jp.right = n.left, n.right
+		if n.def.Name == StrategyPaged {
+			for _, side := range n.Children() {
+				if cs, ok := sideSource(side); ok {
+					for _, w := range cs.engine {
+						w.byJoin = true
+					}
+				}
+			}
+		}
 	}
 	return n
 }
