@@ -105,8 +105,8 @@ func (n *whereNode) Children() []Node { return []Node{n.in} }
 func (n *whereNode) need(out []bool) [][]bool {
 	return [][]bool{or(append([]bool(nil), out...), refs(len(out), n.pred))}
 }
-func (n *whereNode) rows() float64    { return n.in.rows() * 0.5 }
-func (n *whereNode) logical() string  { return "where " + n.text }
+func (n *whereNode) rows() float64   { return n.in.rows() * 0.5 }
+func (n *whereNode) logical() string { return "where " + n.text }
 func (n *whereNode) physical() string {
 	if n.byJoin {
 		return "filter " + n.text + ", applied by the paged join above to the rows it fetches"
