@@ -30,47 +30,35 @@ func pagedRewrite(n Node) Node {
 	return (&pagedRewriter{cfgs: map[*joinNode]join.PagedConfig{}}).rewrite(n)
 }
 
-func (r *pagedRewriter) rewrite(n Node) Node {
-	switch n := n.(type) {
-	case *sortNode:
-		n.in = r.rewrite(n.in)
-		if j, cols, onlyProjects := orderedJoin(n.in, n.keys); j != nil {
-			if r.setOrder(j, cols, n.limit, onlyProjects) {
-				if n.limit >= 0 {
-					return &takeNode{base: n.base, in: n.in, n: n.limit}
+func (r *pagedRewriter) rewrite(root Node) Node {
+	return transform(root, func(n Node) Node {
+		switch n := n.(type) {
+		case *sortNode:
+			if j, cols, onlyProjects := orderedJoin(n.in, n.keys); j != nil {
+				if r.setOrder(j, cols, n.limit, onlyProjects) {
+					if n.limit >= 0 {
+						return &takeNode{base: n.base, in: n.in, n: n.limit}
+					}
+					return n.in
 				}
-				return n.in
 			}
-		}
-	case *takeNode:
-		n.in = r.rewrite(n.in)
-		if j, _, onlyProjects := passThrough(n.in, -1); j != nil && onlyProjects {
-			r.setLimit(j, n.n)
-		}
-	case *whereNode:
-		n.in = r.rewrite(n.in)
-	case *projectNode:
-		n.in = r.rewrite(n.in)
-	case *summarizeNode:
-		n.in = r.rewrite(n.in)
-	case *distinctNode:
-		n.in = r.rewrite(n.in)
-	case *countNode:
-		n.in = r.rewrite(n.in)
-	case *joinNode:
-		n.left, n.right = r.rewrite(n.left), r.rewrite(n.right)
-		n.jp.left, n.jp.right = n.left, n.right
-		if n.def.Name == StrategyPaged {
-			for _, side := range n.Children() {
-				if cs, ok := sideSource(side); ok {
-					for _, w := range cs.engine {
-						w.byJoin = true
+		case *takeNode:
+			if j, _, onlyProjects := passThrough(n.in, -1); j != nil && onlyProjects {
+				r.setLimit(j, n.n)
+			}
+		case *joinNode:
+			if n.def.Name == StrategyPaged {
+				for _, side := range n.Children() {
+					if cs, ok := sideSource(side); ok {
+						for _, w := range cs.engine {
+							w.byJoin = true
+						}
 					}
 				}
 			}
 		}
-	}
-	return n
+		return n
+	})
 }
 
 // pagedJoin reports whether n is a paged-family join.
