@@ -96,15 +96,23 @@ type whereNode struct {
 	cond kql.Expr // the condition as written, for rewrites such as pushdown
 	pred expr.Expr
 	text string
+	// byJoin marks a where the paged join above applies itself to the rows it fetches (join.EngineCond):
+	// explain says so, as the node never runs on its own.
+	byJoin bool
 }
 
 func (n *whereNode) Children() []Node { return []Node{n.in} }
 func (n *whereNode) need(out []bool) [][]bool {
 	return [][]bool{or(append([]bool(nil), out...), refs(len(out), n.pred))}
 }
-func (n *whereNode) rows() float64    { return n.in.rows() * 0.5 }
-func (n *whereNode) logical() string  { return "where " + n.text }
-func (n *whereNode) physical() string { return "filter " + n.text }
+func (n *whereNode) rows() float64   { return n.in.rows() * 0.5 }
+func (n *whereNode) logical() string { return "where " + n.text }
+func (n *whereNode) physical() string {
+	if n.byJoin {
+		return "filter " + n.text + ", applied by the paged join above to the rows it fetches"
+	}
+	return "filter " + n.text
+}
 func (n *whereNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	return exec.NewFilter(c[0], n.pred), nil
 }
