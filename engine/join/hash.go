@@ -28,6 +28,17 @@ import (
 // order. Memory: the build input plus 4 bytes a row for chains, and 16 bytes a slot for int64 keys (intTable)
 // or 32 for any other key (keyTable), two to four slots a build row. Cost: one pass over each input, O(B + P + output). When the build side does
 // not fit the budget the join fails with *memory.ExceededError (a later strategy partitions instead).
+//
+// A table past radixProbeTableBytes is probed by windows (hash_radix.go): up to radixWindowRows probe rows are
+// held, their lookups made partition by partition of the table's slots so each partition's slots stay in the
+// L2 cache, and the rows then joined in probe order as above. The output order is therefore the same on both
+// paths — nothing that relies on probe order changes (innerunique's first rows, the join aggregate's rows
+// path, a top's bound and innerunique probing with the left, which keep the streaming path anyway: the top's
+// cut moves batch by batch, the dedupe is a map in probe order) — and a
+// limit above waits for the first window (radixMinWindowRows rows; windows then grow), never for the whole
+// probe side. The window's batches and about 26 bytes a
+// row count against the budget; a window that does not fit is cut short, down to one batch, which the
+// streaming probe would hold too, so a query the budget runs streaming also runs partitioned.
 type Hash struct {
 	spec      *Spec
 	buildLeft bool
@@ -76,6 +87,14 @@ type Hash struct {
 	// is read (see HandBuildKeysTo).
 	keys     *dynfilter.Collector
 	handOver func(*dynfilter.Collector) error
+	// radix, when set, is the partitioned lookup of the probe (hash_radix.go). Test knobs: noRadix keeps the
+	// probe streaming; radixBits > 0 turns the path on at any table size with that many partition bits (at
+	// most the table's); radixWindow and radixMinWindow, when > 0, replace radixWindowRows and
+	// radixMinWindowRows, so small inputs take every branch.
+	radix                       *radixProbe
+	noRadix                     bool
+	radixBits                   uint
+	radixWindow, radixMinWindow int
 }
 
 type hashState int
@@ -158,7 +177,11 @@ func (h *Hash) buildTable(ctx context.Context) error {
 			return err
 		}
 	}
-	return h.index()
+	if err := h.index(); err != nil {
+		return err
+	}
+	h.startRadix()
+	return nil
 }
 
 // readBuild reads the whole build side into h.table, accounting it against the budget.
@@ -317,6 +340,9 @@ func (h *Hash) SetTopBound(b *exec.TopBound, key exec.SortKey, first int64) erro
 // nextProbe reads the next probe batch and finds its rows' chain heads (h.pb, h.pkeys, h.heads), or reports
 // false at the end of the probe side.
 func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
+	if h.radix != nil {
+		return h.nextRadix(ctx)
+	}
 	b, err := h.probe.Next(ctx)
 	if err != nil || b == nil {
 		return false, err

@@ -51,7 +51,10 @@ var benchTables = sync.OnceValues(func() ([2]*column.Table, [2]*column.Table) {
 		[2]*column.Table{gen(benchBuildRows, build, true), gen(benchProbeRows, probe, true)}
 })
 
-func benchmarkHash(b *testing.B, tabs [2]*column.Table) {
+func benchmarkHash(b *testing.B, tabs [2]*column.Table) { benchmarkHashWith(b, tabs, func(*Hash) {}) }
+
+// benchmarkHashWith is benchmarkHash with set applied to each join before it runs.
+func benchmarkHashWith(b *testing.B, tabs [2]*column.Table, set func(*Hash)) {
 	build, probe := tabs[0], tabs[1]
 	spec, err := NewSpec(Inner, probe.Schema, build.Schema, []int{0}, []int{0})
 	if err != nil {
@@ -61,6 +64,7 @@ func benchmarkHash(b *testing.B, tabs [2]*column.Table) {
 	var out int
 	for range b.N {
 		h := NewHash(spec, &tableOp{t: probe, size: 4096}, &tableOp{t: build, size: 4096}, false, memory.NewBudget(0))
+		set(h)
 		out = 0
 		for {
 			batch, err := h.Next(context.Background())
@@ -128,4 +132,22 @@ func BenchmarkHashAggregateInt64(b *testing.B) {
 func BenchmarkHashAggregateString(b *testing.B) {
 	_, strs := benchTables()
 	benchmarkHashAggregate(b, strs)
+}
+
+// BenchmarkHashProbe is BenchmarkHashInt64 and BenchmarkHashString with the probe streamed and partitioned
+// (hash_radix.go) side by side, so that one run of the binary pairs them: with -count N the two alternate.
+func BenchmarkHashProbe(b *testing.B) {
+	ints, strs := benchTables()
+	for _, c := range []struct {
+		name string
+		tabs [2]*column.Table
+	}{{"int64", ints}, {"string", strs}} {
+		for _, noRadix := range []bool{true, false} {
+			name := c.name + "/partitioned"
+			if noRadix {
+				name = c.name + "/streamed"
+			}
+			b.Run(name, func(b *testing.B) { benchmarkHashWith(b, c.tabs, func(h *Hash) { h.noRadix = noRadix }) })
+		}
+	}
 }

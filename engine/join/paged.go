@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,11 +27,12 @@ import (
 // The join key is the cursor's tiebreaker, so the cursor walks through a tie group instead of stopping in it or
 // skipping it. For each page:
 //
-//	thin ──► probe ──► refetch ──► emit ──► thin … ──► (short page) ──► next phase ──► … ──► probe scan ──► done
+//	thin ──► probe ──► refetch ──► emit ──► thin … ──► (block dry) ──► next block ──► … ──► probe scan ──► done
 //	  ▲                                │
 //	  └──── null-key rows due ◄────────┘  (the paged side's outer and anti kinds)
 //
-//	thin     one request for page_size+1 thin rows; the extra row only says whether the page is the last
+//	thin     page_size+1 thin rows, one request (per null phase whose rows in hand ran dry: see
+//	         paged_phasemerge.go); the extra row only says whether the page is the last
 //	         (short) and whether the page edge cuts a tie group; it is not part of the page
 //	probe    the page's distinct keys go to the probe connector as a dynamic filter, split into the fewest IN
 //	         lists that fit its caps (engine/dynfilter); the slices' rows are unioned
@@ -40,7 +42,7 @@ import (
 //	emit     the page's rows joined (an in-memory hash join holding the probe rows, streaming the re-fetched
 //	         rows in order), streamed to the consumer; then cursor = the page's last tuple
 //
-// Output order: the sort column (its direction; nulls where the query puts them), then the join key, then the
+// Output order: the sort columns (each its direction; nulls where the query puts them), then the join key, then the
 // table's key, each paged row's matches in the probe table's key order. Because the windows (cursor, last]
 // tile the order, every finished page extends a prefix of the final result: rows are certain as soon as they
 // are emitted, and a consumer that stops pulling (take N) stops the join — no further request is sent.
@@ -48,9 +50,11 @@ import (
 // Nulls: a row whose join key is null never matches, so thin pages ask `isnotnull(key)`; when the kind outputs
 // the paged side's unmatched rows (its outer or anti join) the null-key rows are read apart and merged into the
 // output in order, and when it outputs the probe side's, those come from a scan of the probe side after the
-// last page (see paged_unmatched.go). Rows whose sort column is null are paged in a phase of their own, by the join key
-// alone (`isnull(sort) and key > cursor`): after the other rows when nulls sort last (KQL's default for desc),
-// before them when they sort first.
+// last page (see paged_unmatched.go). Sort columns may hold nulls, at any position, first or last as each
+// column's order says: the rows are read in one phase per null pattern of the sort columns (a null column is
+// constant in its phase, so the phase's keyset compares only its non-null columns), and the phases' streams
+// are merged by the full order; a page's rows may come from several phases, each window's re-fetch asks each
+// phase present in it for its own range (see paged_phasemerge.go).
 //
 // The first page is wide: it is small, so it is read at full width (every column the query reads, in the
 // re-fetch's order) and its windows' re-fetches are answered from it, without a request — the first rows
@@ -64,8 +68,8 @@ import (
 // the memory budget — each decision traced with its reason.
 //
 // Conditions the connectors cannot compute (Remote.Engine) are applied by the engine as a where under the join:
-// the thin page also carries the columns they read, rows that fail it advance the cursor but their keys are not
-// probed, and re-fetched rows are checked again (see paged_enginecond.go).
+// every phase's thin requests also carry the columns they read, rows that fail advance their phase's cursor but
+// their keys are not probed, and re-fetched rows, of every phase, are checked again (see paged_enginecond.go).
 //
 // Concurrency: the requests of one step that do not depend on each other — a window's probe slices, its
 // re-fetch slices, the slices of a continuation split again — overlap, up to the connector's Caps.Concurrent,
@@ -95,9 +99,8 @@ type Paged struct {
 	sortCols []SortColumn // the order before the join key (the key itself left out)
 	keyCol   string       // the paged side's join key column
 	phases   []nullPhase  // the null patterns of the sort columns, in output order (see nullPhases)
-	phase    int
 	state    pagedState
-	cursor   []column.Value
+	cursor   []column.Value // the sort values and key of the last row in a window joined (for the trace)
 	size     int
 	page     int
 	emitted  int64
@@ -109,9 +112,8 @@ type Paged struct {
 	// The thin page in hand, while its windows go through probe and refetch one after another.
 	thin         *column.Batch
 	thinCols     []string
-	thinKeys     []connector.OrderKey // the cursor columns of the page's phase
-	thinUse      int                  // the page's rows, without the look past the edge
-	thinPos      int                  // the first row not yet in a window
+	thinUse      int // the page's rows, without the look past the edge
+	thinPos      int // the first row not yet in a window
 	thinShort    bool
 	thinHeld     int64
 	windowOfPage int
@@ -121,6 +123,16 @@ type Paged struct {
 	sampleEnd    int             // the end of the window whose response that was
 	wide         bool            // the page in hand is full width and whole: its windows need no re-fetch (see fetchThin)
 	thinPass     []bool          // which of the page's rows pass the paged side's engine conditions (nil: it has none)
+	thinTuples   []tupleVerdict  // per row, what those conditions say of its tuple (nil: none; see checkThinPage)
+
+	// The phases in blocks whose rows interleave (see phaseBlocks), the block being paged, and per phase its
+	// thin rows in hand and its cursors (see paged_phasemerge.go); thinPhase is each row's phase in the page,
+	// nil when its rows are all of phase thinOnly.
+	blocks    [][2]int
+	block     int
+	streams   []phaseStream
+	thinPhase []int
+	thinOnly  int
 
 	// What the kind asks of the paged side's rows and of the probe side's (see Kind.sides).
 	pagedWants, probeWants side
@@ -133,8 +145,10 @@ type Paged struct {
 	// have null-key rows among them, stream those rows to the join (see cutAtNullKeys).
 	ready []*column.Batch
 	cuts  *cutRows
-	// nulls are the paged side's rows with a null key, when its unmatched rows are output (see nullKeyStream).
-	nulls nullKeyStream
+	// nulls are the paged side's rows with a null key, per phase, when its unmatched rows are output (see
+	// nullKeyStream); nullBlock is the block they are read in (never past the main stream's).
+	nulls     []nullKeyStream
+	nullBlock int
 	// nullKeysFirst: the order ends with the join key, nulls first, so a null key goes before its tie group's
 	// other keys (otherwise after them).
 	nullKeysFirst bool
@@ -200,7 +214,8 @@ const (
 	FilterSplit trace.Kind = "filter_split"
 	// ProbeResults: page, rows, matched_keys.
 	ProbeResults trace.Kind = "probe_results"
-	// Refetched: page, window_from, window_to, keys, rows.
+	// Refetched: page, window_from, window_to, keys, rows, phases (the null phases re-fetched: one request
+	// each at least), or from_page (answered from the wide page).
 	Refetched trace.Kind = "refetch"
 	// PageWindow: page, window, rows_from, rows_to (the page's rows [from, to)), keys, window_from, window_to,
 	// reason — a part of a thin page probed and re-fetched on its own, before the run's first row.
@@ -359,9 +374,6 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 			break
 		}
 	}
-	if len(p.cfg.Sort) > maxSortColumns {
-		return nil, fmt.Errorf("paged join: sorts by %d columns, at most %d are paged (each doubles the null phases)", len(p.cfg.Sort), maxSortColumns)
-	}
 	for i, s := range p.cfg.Sort {
 		if s.Column == p.keyCol {
 			p.nullKeysFirst = s.NullsFirst
@@ -384,14 +396,21 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 		p.sortCol = p.sortCols[0].Column
 	}
 	nullable := make([]bool, len(p.sortCols))
+	var nullableCols []string
 	for i, s := range p.sortCols {
 		nullable[i] = indexOfName(paged.Info.NeverNull, s.Column) < 0
-		if i > 0 && nullable[i] {
-			return nil, fmt.Errorf("paged join: sort column %s may hold nulls and is not the first: its nulls sit inside the "+
-				"earlier columns' tie groups, which the null phases do not interleave (%s must declare it never null)", s.Column, paged.Info.Name)
+		if nullable[i] {
+			nullableCols = append(nullableCols, s.Column)
 		}
 	}
+	if len(nullableCols) > MaxNullableSortColumns {
+		return nil, fmt.Errorf("paged join: the sort columns %v may hold nulls (%s does not declare them never null): at most %d are paged, "+
+			"since each doubles the null phases", nullableCols, paged.Info.Name, MaxNullableSortColumns)
+	}
 	p.phases = nullPhases(p.sortCols, nullable)
+	p.blocks = phaseBlocks(p.phases)
+	p.streams = make([]phaseStream, len(p.phases))
+	p.nulls = make([]nullKeyStream, len(p.phases))
 	if err := CheckPagedSort(spec.Kind, cfg.PagedLeft, p.cfg.Sort); err != nil {
 		return nil, fmt.Errorf("paged join: %w", err)
 	}
@@ -403,16 +422,19 @@ func NewPaged(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env) (
 	return p, nil
 }
 
-// maxSortColumns bounds the sort columns a paged join follows: the rows are paged in one phase per null
-// pattern of the sort columns (2^n phases, each at least one request when it is reached), so a long sort would
-// spend its requests proving phases empty.
-const maxSortColumns = 4
+// MaxNullableSortColumns bounds the sort columns that may hold nulls in a sort the paged join follows: the
+// rows are paged in one phase per null pattern of those columns (2^n phases, each at least one request when it
+// is reached, and the phases of a block all read before its first row: see paged_phasemerge.go), so a long
+// sort would spend its requests proving phases empty. Four are 16 phases, 8 in the first block (the first
+// column not null). Columns the source declares never null add no phase, so they are not counted: the sort
+// may have any number of them.
+const MaxNullableSortColumns = 4
 
 // nullPhase says, per sort column, whether the phase pages the rows where that column is null. Within a phase
 // the null columns are constant, so its cursor is the tuple of its non-null sort columns and the join key, a
-// keyset no source has to compare with null. Phases tile the output in order only when the nulls of each
-// column form one block of it, which holds for the first sort column alone: NewPaged refuses a nullable
-// column after the first (a later column's nulls fall inside each tie group of the earlier ones).
+// keyset no source has to compare with null. A later column's nulls fall inside the tie groups of the earlier
+// columns, so the phases do not simply follow one another: their streams are merged by the full order (see
+// paged_phasemerge.go).
 type nullPhase []bool
 
 // nullPhases lists the null patterns of cols in the output's order: lexicographic, the first column the most
@@ -471,7 +493,7 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 					continue
 				}
 			}
-			if p.phase >= len(p.phases) {
+			if p.block >= len(p.blocks) {
 				if p.probeWants.keepsUnmatched() {
 					p.state = pagedProbeScan
 					continue
@@ -542,7 +564,10 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 
 func (p *Paged) finish() {
 	p.dropThin()
-	p.nulls.drop(p.budget)
+	p.dropStreams()
+	for i := range p.nulls {
+		p.nulls[i].drop(p.budget)
+	}
 	p.budget.Shrink(p.matchedHeld)
 	p.matchedKeys, p.matchedHeld = nil, 0
 	p.state = pagedDone
@@ -582,11 +607,11 @@ func (p *Paged) readyCuts(ctx context.Context, b *column.Batch) error {
 	return nil
 }
 
-// phaseKeys is the current phase's cursor: (the phase's non-null sort columns…, key).
-func (p *Paged) phaseKeys() []connector.OrderKey {
+// phaseKeys is phase ph's cursor: (the phase's non-null sort columns…, key).
+func (p *Paged) phaseKeys(ph int) []connector.OrderKey {
 	var keys []connector.OrderKey
 	for i, s := range p.sortCols {
-		if !p.phases[p.phase][i] {
+		if !p.phases[ph][i] {
 			keys = append(keys, connector.OrderKey{Column: s.Column, Desc: s.Desc})
 		}
 	}
@@ -604,12 +629,12 @@ func (p *Paged) thinOrder() []connector.OrderKey {
 	return append(keys, connector.OrderKey{Column: p.keyCol})
 }
 
-// phaseWhere is what every request of the phase asks besides the pushed predicate: a non-null key, and each
+// phaseWhere is what every request of phase ph asks besides the pushed predicate: a non-null key, and each
 // sort column null or not as the phase says.
-func (p *Paged) phaseWhere() connector.Predicate {
+func (p *Paged) phaseWhere(ph int) connector.Predicate {
 	and := connector.And{connector.NotNull{Column: p.keyCol}}
 	for i, s := range p.sortCols {
-		if p.phases[p.phase][i] {
+		if p.phases[ph][i] {
 			and = append(and, connector.Not{X: connector.NotNull{Column: s.Column}})
 		} else {
 			and = append(and, connector.NotNull{Column: s.Column})
@@ -618,11 +643,11 @@ func (p *Paged) phaseWhere() connector.Predicate {
 	return and
 }
 
-func (p *Paged) cursorPred(bound connector.Bound, vals []column.Value) connector.Predicate {
+func (p *Paged) cursorPred(ph int, bound connector.Bound, vals []column.Value) connector.Predicate {
 	if vals == nil {
 		return nil
 	}
-	return connector.Keyset{Keys: p.phaseKeys(), Values: vals, Bound: bound}
+	return connector.Keyset{Keys: p.phaseKeys(ph), Values: vals, Bound: bound}
 }
 
 // sortIndex is column c's place among the sort columns, or -1.
@@ -657,103 +682,83 @@ func (p *Paged) nextPage(ctx context.Context) error {
 	return p.nextWindow(ctx)
 }
 
-// fetchThin fetches one thin page of size+1 rows (the last only a look past the edge) and keeps it for its
-// windows; a page with no rows moves to the next phase instead. The run's first page is asked at full width
-// (see Paged), and thin after all if the source refuses it so.
+// fetchThin builds one thin page of size+1 rows (the last only a look past the edge) from the block's phases,
+// merged in the full order (see mergePage), and keeps it for its windows; a block with no rows left moves to the
+// next block instead. The run's first page is asked at full width (see Paged), and thin after all if the source
+// refuses it so.
 func (p *Paged) fetchThin(ctx context.Context) error {
 	p.page++
 	size, reason := p.sizeNext()
 	p.size = size
 	p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": reason})
-	keys := p.phaseKeys()
-	thinCols := p.thinColumns() // a phase's null sort columns too, so the trace shows them
-	keyAt := indexOfName(thinCols, p.keyCol)
-	phaseName := "rows"
-	if p.phases[p.phase].anyNull() {
-		phaseName = "null_sort"
-	}
-
-	var page connector.Page
-	limit := size + 1
 	wide := p.page == 1 && !p.cfg.ThinFirst && !p.cfg.FixedPage && p.perWindow
-	cols, order := thinCols, p.thinOrder()
-	for {
-		limit = size + 1
-		if caps := p.paged.r.Conn.Caps(); caps.MaxRows > 0 && limit > caps.MaxRows {
-			limit = caps.MaxRows // a source returning one row per response gets no look past the edge
-			size = max(1, limit-1)
-		}
-		purpose := "thin"
-		if wide {
-			cols, order, _ = p.fullShape()
-			purpose = "wide"
-		}
-		p.emit(PageRequested, map[string]any{"page": p.page, "phase": phaseName, "cursor": valuesAny(p.cursor), "size": size, "wide": wide})
-		req := connector.Request{Table: p.paged.r.Info.Name, Columns: cols, OrderBy: order, Limit: limit,
-			Where: p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, p.cursor))}
-		var err error
-		page, err = p.paged.send(ctx, req, purpose)
-		var big *connector.ResultTooLargeError
-		if errors.As(err, &big) && wide {
-			wide, cols, order = false, thinCols, p.thinOrder()
-			p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": "the source refused the first page at full width: " + big.Error() + "; thin rows instead"})
-			continue
-		}
-		if errors.As(err, &big) && size > 1 {
-			next := max(1, size/shrinkDivisor)
-			p.emit(PageSized, map[string]any{"page": p.page, "size": next, "reason": "the source refused " + fmt.Sprint(size) + " thin rows: " + big.Error()})
-			size = next
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("thin page: %w", err)
-		}
-		break
-	}
-	n := page.Rows()
-	if n == 0 {
-		p.phase++
-		p.cursor = nil
-		p.page--
-		return nil
-	}
-	use := n
-	if !page.Truncated && n > size {
-		use = size
-	}
-	if err := p.budget.Grow("a thin page", page.Batch.Bytes()); err != nil {
-		return err
-	}
-	p.thin, p.thinCols, p.thinKeys, p.thinUse, p.thinPos = page.Batch, cols, keys, use, 0
-	p.thinShort = !page.Truncated && n < limit
-	p.thinHeld = page.Batch.Bytes()
-	dropped, err := p.checkThinPage(use)
+	runs, bytes, dry, err := p.mergePage(ctx, &size, wide)
 	if err != nil {
 		return err
 	}
-	thin := page.Batch
-	last := p.tupleAt(use - 1)
-	// A wide page answers its windows' re-fetches itself only if it holds every row of its last tuple: the
-	// page is the phase's last, or the look past the edge has another tuple.
-	p.wide = wide && (p.thinShort || (use < n && !p.sameTuple(use-1, use)))
-	thinBytes := page.Bytes
-	if wide {
-		thinBytes = connector.RowBytes(thinCols, p.project(thinCols)) // what a thin page would have cost, for sizing
+	n := 0
+	for _, r := range runs {
+		n += r.hi - r.lo
 	}
+	if n == 0 {
+		p.nextBlock()
+		p.page--
+		return nil
+	}
+	use := min(n, size)
+	cols := p.thinColumns()
+	allWide, onePhase := true, true
+	for _, r := range runs {
+		allWide = allWide && r.wide
+		onePhase = onePhase && r.phase == runs[0].phase
+	}
+	if allWide {
+		cols = runs[0].cols
+	}
+	thin := gatherRuns(runs, n, cols, p.paged.r.Info.Schema)
+	open := openRows(runs, n)
+	if err := p.compactStreams(); err != nil {
+		return err
+	}
+	if err := p.budget.Grow("a thin page", thin.Bytes()); err != nil {
+		return err
+	}
+	p.thin, p.thinCols, p.thinUse, p.thinPos = thin, cols, use, 0
+	p.thinPhase, p.thinOnly = nil, runs[0].phase
+	if !onePhase {
+		p.thinPhase = make([]int, 0, n)
+		for _, r := range runs {
+			for i := r.lo; i < r.hi; i++ {
+				p.thinPhase = append(p.thinPhase, r.phase)
+			}
+		}
+	}
+	p.thinShort = dry
+	p.thinHeld = thin.Bytes()
+	dropped, err := p.checkThinPage(use, open)
+	if err != nil {
+		return err
+	}
+	last := p.fullTupleAt(use - 1)
+	// A wide page answers its windows' re-fetches itself only if it holds every row of each phase's last tuple
+	// in it: the row after it in its phase has another tuple, or the phase has no more rows.
+	p.wide = allWide && p.holdsLastTuples(use)
+	thinCols := p.thinColumns()
+	thinBytes := connector.RowBytes(thinCols, p.project(thinCols)) // what the thin rows cost, for sizing
 	p.sizes = append(p.sizes, size)
 	p.details.Add(DetailPages, 1)
-	if use < n && len(keys) >= 2 && p.sameSort(use-1, use) {
-		k0, k1 := thin.Cols[keyAt].Value(use-1), thin.Cols[keyAt].Value(use)
-		kc, _ := expr.Compare(k0, k1)
-		tuple := make([]string, len(keys)-1)
-		for i, k := range keys[:len(keys)-1] {
-			tuple[i] = connector.Literal(thin.Cols[indexOfName(cols, k.Column)].Value(use - 1))
+	if use < n && p.sameSort(use-1, use) {
+		kc, _ := expr.Compare(p.thin.Cols[indexOfName(cols, p.keyCol)].Value(use-1), p.thin.Cols[indexOfName(cols, p.keyCol)].Value(use))
+		tuple := make([]string, len(p.sortCols))
+		for i, v := range last[:len(p.sortCols)] {
+			tuple[i] = connector.Literal(v)
 		}
 		p.details.Add(DetailTieGroupsCut, 1)
 		p.emit(TieGroupCut, map[string]any{"page": p.page, "tuple": strings.Join(tuple, ", "), "same_key": kc == 0})
 	}
+	keyAt := indexOfName(cols, p.keyCol)
 	pageKeys := dynfilter.Distinct(thin.Cols[keyAt].Slice(0, use), use)
-	p.emit(PageFetched, engineAttrs(p.paged.r, map[string]any{"page": p.page, "rows": use, "bytes": page.Bytes, "distinct_keys": len(pageKeys),
+	p.emit(PageFetched, engineAttrs(p.paged.r, map[string]any{"page": p.page, "rows": use, "bytes": bytes, "distinct_keys": len(pageKeys),
 		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": p.thinShort}, dropped))
 	p.lastRate.thinRows += int64(use)
 	p.lastRate.thinBytes += thinBytes * int64(use) / int64(n)
@@ -761,32 +766,101 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	return nil
 }
 
-// tupleAt is the cursor tuple of the current thin page's row i.
+// nextBlock moves the main stream to the next block of phases, releasing the rows the last one left.
+func (p *Paged) nextBlock() {
+	p.dropStreams()
+	p.block++
+}
+
+// holdsLastTuples reports whether, for each phase with rows in the page's first use rows, the page holds
+// every row of that phase's last tuple there: the phase's next row has another tuple, or the phase has none.
+func (p *Paged) holdsLastTuples(use int) bool {
+	seen := map[int]bool{}
+	for i := use - 1; i >= 0; i-- {
+		ph := p.phaseAt(i)
+		if seen[ph] {
+			continue
+		}
+		seen[ph] = true
+		s := &p.streams[ph]
+		if s.empty() {
+			if !s.done {
+				return false
+			}
+			continue
+		}
+		if equalValues(p.tupleAt(i), p.phaseTuple(ph, s.rows, s.cols, s.pos)) {
+			return false
+		}
+	}
+	return true
+}
+
+func equalValues(a, b []column.Value) bool {
+	for i := range a {
+		if a[i].Null != b[i].Null {
+			return false
+		}
+		if c, ok := expr.Compare(a[i], b[i]); !a[i].Null && (!ok || c != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// gatherRuns is the merged page's n rows, columns cols, in order: the run itself when there is one whose
+// columns are cols, else a copy.
+func gatherRuns(runs []pageRun, n int, cols []string, schema column.Schema) *column.Batch {
+	if len(runs) == 1 && slices.Equal(runs[0].cols, cols) {
+		return runs[0].rows.Slice(runs[0].lo, runs[0].hi)
+	}
+	t := column.NewTable(schemaOf(cols, schema))
+	for c, name := range cols {
+		for _, r := range runs {
+			t.Cols[c].AppendVector(r.rows.Cols[indexOfName(r.cols, name)].Slice(r.lo, r.hi))
+		}
+	}
+	t.N = n
+	return t.Batch()
+}
+
+// phaseAt is the phase of the page's row i.
+func (p *Paged) phaseAt(i int) int {
+	if p.thinPhase == nil {
+		return p.thinOnly
+	}
+	return p.thinPhase[i]
+}
+
+// tupleAt is the cursor tuple of the current thin page's row i, in its phase's keyset.
 func (p *Paged) tupleAt(i int) []column.Value {
-	out := make([]column.Value, len(p.thinKeys))
-	for k, key := range p.thinKeys {
+	return p.phaseTuple(p.phaseAt(i), p.thin, p.thinCols, i)
+}
+
+// fullTupleAt is row i's sort values (nulls included) and key: where it stands in the whole order.
+func (p *Paged) fullTupleAt(i int) []column.Value {
+	keys := p.thinOrder()
+	out := make([]column.Value, len(keys))
+	for k, key := range keys {
 		out[k] = p.thin.Cols[indexOfName(p.thinCols, key.Column)].Value(i)
 	}
 	return out
 }
 
-// sameTuple reports whether rows i and j of the page in hand have the same cursor tuple.
-func (p *Paged) sameTuple(i, j int) bool { return p.sameOn(p.thinKeys, i, j) }
+// sameTuple reports whether rows i and j of the page in hand are twins: the same phase and cursor tuple (sort
+// values and key). Twins are next to one another in the merged page: rows of other phases never tie with them
+// on the sort columns, so none falls between them.
+func (p *Paged) sameTuple(i, j int) bool {
+	ph := p.phaseAt(i)
+	return ph == p.phaseAt(j) && equalValues(p.tupleAt(i), p.tupleAt(j))
+}
 
 // sameSort reports whether rows i and j of the page in hand have the same sort values: a tie group.
-func (p *Paged) sameSort(i, j int) bool { return p.sameOn(p.thinKeys[:len(p.thinKeys)-1], i, j) }
-
-func (p *Paged) sameOn(keys []connector.OrderKey, i, j int) bool {
-	for _, key := range keys {
-		v := p.thin.Cols[indexOfName(p.thinCols, key.Column)]
-		if v.IsNull(i) != v.IsNull(j) {
-			return false
-		}
-		if c, ok := expr.Compare(v.Value(i), v.Value(j)); !v.IsNull(i) && (!ok || c != 0) {
-			return false
-		}
+func (p *Paged) sameSort(i, j int) bool {
+	if len(p.sortCols) == 0 {
+		return false
 	}
-	return true
+	return equalValues(p.fullTupleAt(i)[:len(p.sortCols)], p.fullTupleAt(j)[:len(p.sortCols)])
 }
 
 // project is the page in hand's columns cols.
@@ -825,7 +899,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		}
 		p.sample = nil
 	}
-	from, to := p.cursor, p.tupleAt(end-1)
+	from, to := p.cursor, p.fullTupleAt(end-1)
 	keys, err := p.windowPassKeys(ctx, start, end, from, to)
 	if err != nil {
 		return err
@@ -840,7 +914,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		if err := p.noteMatched(keys); err != nil {
 			return err
 		}
-		p.advanceWindow(to, end)
+		p.advanceWindow(start, end)
 		return nil
 	}
 	var stop stopAt
@@ -892,7 +966,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	case p.wide:
 		pagedTab, err = p.pageRows(start, end, from, to, want)
 	default:
-		pagedTab, err = p.refetch(ctx, from, to, want)
+		pagedTab, err = p.refetch(ctx, start, end, from, to, want)
 	}
 	if err != nil {
 		return err
@@ -906,7 +980,7 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 			return err
 		}
 	}
-	p.advanceWindow(to, end)
+	p.advanceWindow(start, end)
 	if pagedTab == nil || pagedTab.N == 0 {
 		p.release()
 		return nil
@@ -915,15 +989,21 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 	return nil
 }
 
-// advanceWindow moves the cursor past the window that ended at the page's row end, whose last tuple is to:
-// the page is dropped after its last window, and the phase ends after a short page's.
-func (p *Paged) advanceWindow(to []column.Value, end int) {
-	p.cursor, p.thinPos = to, end
+// advanceWindow moves the cursors past the window of the page's rows [start, end): each phase's to its last
+// tuple there. The page is dropped after its last window, and the block ends after a short page's.
+func (p *Paged) advanceWindow(start, end int) {
+	seen := map[int]bool{}
+	for i := end - 1; i >= start && (p.thinPhase != nil || len(seen) == 0); i-- {
+		if ph := p.phaseAt(i); !seen[ph] {
+			seen[ph] = true
+			p.streams[ph].cursor = p.tupleAt(i)
+		}
+	}
+	p.cursor, p.thinPos = p.fullTupleAt(end-1), end
 	p.windowOfPage++
 	if end == p.thinUse {
 		if p.thinShort {
-			p.phase++
-			p.cursor = nil
+			p.nextBlock()
 		}
 		p.dropThin()
 	}
@@ -1130,10 +1210,10 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 	return out, matched, nil
 }
 
-// fullShape is how the paged side's full rows are asked for: the columns the query reads and the order's;
-// ordered by the thin order then the table's key, so twins (rows sharing a cursor tuple) come in a fixed
-// order; keyset is the order a response boundary is resumed by (a phase drops its null sort columns).
-func (p *Paged) fullShape() (cols []string, order, keyset []connector.OrderKey) {
+// fullShape is how the paged side's full rows of phase ph are asked for: the columns the query reads and the
+// order's; ordered by the thin order then the table's key, so twins (rows sharing a cursor tuple) come in a
+// fixed order; keyset is the order a response boundary is resumed by (the phase drops its null sort columns).
+func (p *Paged) fullShape(ph int) (cols []string, order, keyset []connector.OrderKey) {
 	r := p.paged.r
 	cols = fetchColumns(r)
 	order = append([]connector.OrderKey(nil), p.thinOrder()...)
@@ -1143,7 +1223,7 @@ func (p *Paged) fullShape() (cols []string, order, keyset []connector.OrderKey) 
 		}
 	}
 	for _, k := range order {
-		if i := p.sortIndex(k.Column); i < 0 || !p.phases[p.phase][i] {
+		if i := p.sortIndex(k.Column); i < 0 || !p.phases[ph][i] {
 			keyset = append(keyset, k) // a null sort column is constant in the phase: no cursor compares it
 		}
 	}
@@ -1187,11 +1267,47 @@ func (p *Paged) pageRows(start, end int, from, to, matched []column.Value) (*col
 	return out, nil
 }
 
-// refetch fetches the paged side's full rows in (from, to] whose key is in matched, in the output order.
-func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []column.Value) (*column.Table, error) {
+// refetch fetches the paged side's full rows of the page's window [start, end) whose key is in matched, in
+// the output order: per phase present in the window, the phase's rows in (its cursor, its last tuple there],
+// the phases' answers merged. from and to are the window's edges in the whole order, for the trace.
+func (p *Paged) refetch(ctx context.Context, start, end int, from, to, matched []column.Value) (*column.Table, error) {
+	phases, last, keys := p.windowPhases(start, end, matched)
+	var tabs []*column.Table
+	for _, ph := range phases {
+		if len(keys[ph]) == 0 {
+			continue
+		}
+		t, err := p.refetchPhase(ctx, ph, p.streams[ph].cursor, p.tupleAt(last[ph]), keys[ph])
+		if err != nil {
+			return nil, err
+		}
+		tabs = append(tabs, t)
+	}
+	var out *column.Table
+	if len(tabs) == 0 {
+		cols, _, _ := p.fullShape(phases[0])
+		out = column.NewTable(schemaOf(cols, p.paged.r.Info.Schema))
+	} else {
+		out = p.mergePhases(tabs)
+	}
+	p.details.Add(DetailRefetchRows, int64(out.N))
+	p.lastRate.refetchRows += int64(out.N)
+	p.lastRate.refetchBytes += out.Batch().Bytes()
+	// Every phase's rows are checked again: rows of a passing key that fail, or that changed since the thin page.
+	out, dropped, err := p.paged.r.enginePass(out)
+	if err != nil {
+		return nil, fmt.Errorf("refetch: %w", err)
+	}
+	p.emit(Refetched, engineAttrs(p.paged.r, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
+		"keys": len(matched), "rows": out.N, "phases": len(tabs)}, dropped))
+	return out, nil
+}
+
+// refetchPhase fetches phase ph's full rows in (from, to] of its keyset whose key is in matched, in the order.
+func (p *Paged) refetchPhase(ctx context.Context, ph int, from, to []column.Value, matched []column.Value) (*column.Table, error) {
 	r := p.paged.r
-	cols, order, keyset := p.fullShape()
-	window := p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, from), p.cursorPred(connector.AtOrBefore, to))
+	cols, order, keyset := p.fullShape(ph)
+	window := p.paged.where(p.phaseWhere(ph), p.cursorPred(ph, connector.After, from), p.cursorPred(ph, connector.AtOrBefore, to))
 	shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
 	kf := keyFilter{column: p.keyCol, with: func(in connector.Predicate) connector.Predicate { return and(window, in) }}
 	f, err := p.paged.filter(kf, matched, shape)
@@ -1213,15 +1329,6 @@ func (p *Paged) refetch(ctx context.Context, from, to []column.Value, matched []
 	if len(f.Slices) > 1 {
 		out = sortTable(out, order)
 	}
-	p.details.Add(DetailRefetchRows, int64(out.N))
-	p.lastRate.refetchRows += int64(out.N)
-	p.lastRate.refetchBytes += out.Batch().Bytes()
-	out, dropped, err := r.enginePass(out) // rows of a passing key that fail, or that changed since the thin page
-	if err != nil {
-		return nil, fmt.Errorf("refetch: %w", err)
-	}
-	p.emit(Refetched, engineAttrs(r, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
-		"keys": len(matched), "rows": out.N}, dropped))
 	return out, nil
 }
 

@@ -117,8 +117,8 @@ func schemaKeys(s column.Schema) []connector.OrderKey {
 }
 
 // TestPagedTupleCursorOracle checks the paged join against the nested-loop oracle for every cursor shape:
-// one to three sort columns, mixed directions, the first column's nulls first and last (the later columns are
-// declared never null, as the paged join requires), the join key as the last sort column, over tiny fixed
+// one to three sort columns, mixed directions, the first column's nulls first and last (the later columns
+// declared never null: TestPagedNullableSortOracle has them nullable), the join key as the last sort column, over tiny fixed
 // pages (1, 2, 7 rows) and the adaptive sizes, with and without take. The few distinct values make tie groups
 // larger than a page and ties across every page edge. The outer and anti kinds output the rows with a null key
 // too: where the join key's own place in the order puts them (last in their tie group, or first).
@@ -209,16 +209,22 @@ func TestPagedTupleCursorNeverNull(t *testing.T) {
 	}
 }
 
-// TestPagedTupleCursorRefusesNullableLaterColumn: a sort column after the first that may hold nulls is refused
-// (its nulls would need to interleave with the earlier columns' values).
-func TestPagedTupleCursorRefusesNullableLaterColumn(t *testing.T) {
-	ev := genEvents(rand.New(rand.NewPCG(1, 1)), 10)
-	l, r := cursorRemotes(ev, detTable("u00"), nil)
-	spec, _ := NewSpec(Inner, evSchema, detSchema, []int{3}, []int{0})
-	_, err := NewPaged(spec, l, r, PagedConfig{PagedLeft: true, Limit: -1, Sort: []SortColumn{{Column: "ts"}, {Column: "sev"}}},
-		exec.NewEnv(memory.NewBudget(0), nil))
-	if err == nil || !strings.Contains(err.Error(), "may hold nulls") {
-		t.Fatalf("%v, want the nullable-later-column error", err)
+// TestPagedPhaseBlocks: the null phases of (a nullable, b nullable, c never null) fall into the blocks whose
+// rows interleave — those agreeing up to their first non-null column — in the output's order.
+func TestPagedPhaseBlocks(t *testing.T) {
+	cols := []SortColumn{{Column: "a", Desc: true}, {Column: "b", NullsFirst: true}, {Column: "c"}}
+	phases := nullPhases(cols, []bool{true, true, false})
+	want := []nullPhase{{false, true, false}, {false, false, false}, {true, true, false}, {true, false, false}}
+	if fmt.Sprint(phases) != fmt.Sprint(want) {
+		t.Fatalf("phases %v, want %v", phases, want)
+	}
+	// a non-null: b's nulls and values interleave inside a's tie groups (one block); a null: b null, then b
+	// not null (two blocks, b's nulls first).
+	if got, want := fmt.Sprint(phaseBlocks(phases)), "[[0 2] [2 3] [3 4]]"; got != want {
+		t.Errorf("blocks %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(phaseBlocks(nullPhases(cols[:1], []bool{true}))), "[[0 1] [1 2]]"; got != want {
+		t.Errorf("one nullable column: blocks %s, want %s (the phases follow one another)", got, want)
 	}
 }
 

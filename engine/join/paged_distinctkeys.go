@@ -41,7 +41,7 @@ func NewDistinctKeys(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 		}
 		for len(keys) < want && !exhausted {
 			req := connector.Request{Table: r.Info.Name, Columns: thinCols, OrderBy: p.thinOrder(), Limit: limit,
-				Where: p.paged.where(p.phaseWhere(), p.cursorPred(connector.After, cursor))}
+				Where: p.paged.where(p.phaseWhere(0), p.cursorPred(0, connector.After, cursor))}
 			page, err := p.paged.send(ctx, req, "key page")
 			if err != nil {
 				return nil, false, err
@@ -68,7 +68,7 @@ func NewDistinctKeys(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 		}
 		p.emit(PageFetched, map[string]any{"page": p.page, "distinct_keys": len(keys), "rows": len(keys)})
 		shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
-		kf := keyFilter{column: p.keyCol, with: func(in connector.Predicate) connector.Predicate { return p.paged.where(p.phaseWhere(), in) }}
+		kf := keyFilter{column: p.keyCol, with: func(in connector.Predicate) connector.Predicate { return p.paged.where(p.phaseWhere(0), in) }}
 		f, err := p.paged.filter(kf, keys, shape)
 		if err != nil {
 			return nil, false, err

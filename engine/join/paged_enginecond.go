@@ -27,6 +27,13 @@ import (
 //     source that changed between the two requests may send rows that no longer pass. Only rows that pass here
 //     are joined, so the answer holds no row that fails, whatever the thin page said.
 //
+// With null phases (see paged_phasemerge.go) every phase's thin requests carry those columns, the failing rows
+// of every phase advance that phase's cursor, a key is re-fetched from a phase only for that phase's rows whose
+// tuple passes (or may), and the merged re-fetch of all the window's phases is checked again. A phase's stream
+// continues after its last row fetched, which could leave twins of that row unseen in the middle of a page;
+// with conditions the page gives that tuple back and the phase asks again from it, inclusive (see giveBack),
+// so twins are cut only at the page's edge, as without phases (see tupleVerdict for the one exception).
+//
 // On the probe side it runs on every probe answer (and the scan for the probe side's unmatched rows) before
 // the answer's keys count as matched.
 //
@@ -184,13 +191,14 @@ func (p *Paged) thinColumns() []string {
 }
 
 // checkThinPage evaluates the paged side's engine conditions on the page in hand and returns how many of its
-// first use rows fail them.
-func (p *Paged) checkThinPage(use int) (int, error) {
+// first use rows fail them; open marks its rows that end an open response (see openRows). It also judges each
+// of the page's tuples (see tupleVerdict).
+func (p *Paged) checkThinPage(use int, open []bool) (int, error) {
 	pass, err := p.paged.r.engineKeep(p.thinCols, p.thin)
 	if err != nil {
 		return 0, fmt.Errorf("thin page: %w", err)
 	}
-	p.thinPass = pass
+	p.thinPass, p.thinTuples = pass, nil
 	if pass == nil {
 		return 0, nil
 	}
@@ -201,60 +209,86 @@ func (p *Paged) checkThinPage(use int) (int, error) {
 		}
 	}
 	p.details.Add(DetailEngineDropped, int64(dropped))
+	p.thinTuples = make([]tupleVerdict, p.thin.N)
+	for lo := 0; lo < p.thin.N; {
+		hi, v := lo+1, tupleFails
+		for hi < p.thin.N && p.sameTuple(lo, hi) {
+			hi++
+		}
+		for i := lo; i < hi; i++ {
+			switch {
+			case pass[i]:
+				v = tuplePasses
+			case open[i] && v == tupleFails:
+				v = tupleInDoubt
+			}
+		}
+		if hi == p.thin.N && !p.thinShort && v == tupleFails {
+			v = tupleInDoubt // the last row fetched: more twins may follow
+		}
+		for i := lo; i < hi; i++ {
+			p.thinTuples[i] = v
+		}
+		lo = hi
+	}
 	return dropped, nil
 }
+
+// tupleVerdict is what the engine conditions say of a tuple of the page in hand (its rows of one phase with the
+// same sort values and key: twins, next to one another in the page, see sameTuple).
+type tupleVerdict uint8
+
+const (
+	// tupleFails: every row of the tuple fails, and the page holds all of them.
+	tupleFails tupleVerdict = iota
+	// tuplePasses: a row of the tuple passes.
+	tuplePasses
+	// tupleInDoubt: the rows in hand fail, but twins may follow unseen — after the last row fetched, or after
+	// the last row of a response that was not its phase's last (the phase's next request starts after that
+	// row's tuple) — and one of them may pass.
+	tupleInDoubt
+)
 
 // thinPasses reports whether row i of the page in hand passes the paged side's engine conditions.
 func (p *Paged) thinPasses(i int) bool { return p.thinPass == nil || p.thinPass[i] }
 
-// windowPassKeys are the keys a window of the page in hand — its rows [start, end), re-fetched as (cursor,
-// last] — must probe: the keys of its rows that pass the paged side's engine conditions, and the key of its
-// last tuple when a twin of that tuple (same sort values and key) may pass. The inclusive re-fetch brings every
-// twin of the last tuple, and twins past the rows in hand were never seen: the thin page cuts tie groups at
-// its edge, and the next page starts after the tuple. So the last tuple's key is probed when one of its rows
-// still in the page passes, or when its rows reach the page's last row and the page is not short (more twins
-// may follow). For a window that probes, that is enough: its re-fetched rows are checked again. For one that
-// only notes the paged side's keys (the probe side's anti join), the doubt is settled by re-fetching that key's
-// rows in the window — one request, only for a cut tuple whose rows in hand all fail.
+// probesKey reports whether the key of row i of the page in hand is probed and re-fetched for it: its tuple
+// passes, or may (see tupleVerdict).
+func (p *Paged) probesKey(i int) bool { return p.thinTuples == nil || p.thinTuples[i] != tupleFails }
+
+// windowPassKeys are the keys a window of the page in hand — its rows [start, end), re-fetched per phase as
+// (cursor, last] — must probe: the keys of its tuples that pass the paged side's engine conditions or may (see
+// tupleVerdict). A tuple counts whole, its rows past the window's end too: the inclusive re-fetch of the
+// window's last tuple brings every twin of it, those past the window's end (the thin page cuts tie groups at
+// its edge), and those never seen in a thin page (a phase's next request starts after the tuple). For a window
+// that probes, that is enough: its re-fetched rows are checked again. For one that only notes the paged side's
+// keys (the probe side's anti join), a tuple in doubt is settled by re-fetching its key's rows in the window —
+// one request per phase holding such tuples, only when the window has any.
 func (p *Paged) windowPassKeys(ctx context.Context, start, end int, from, to []column.Value) ([]column.Value, error) {
 	keyVec := p.thin.Cols[indexOfName(p.thinCols, p.keyCol)]
-	if p.thinPass == nil {
+	if p.thinTuples == nil {
 		return dynfilter.Distinct(keyVec.Slice(start, end), end-start), nil
 	}
-	idx := make([]int32, 0, end-start)
-	last := false // the last tuple has a passing row
+	var passIdx, doubtIdx []int32
 	for i := start; i < end; i++ {
-		if p.thinPass[i] {
-			idx = append(idx, int32(i))
-			last = last || p.sameTuple(i, end-1)
+		switch p.thinTuples[i] {
+		case tuplePasses:
+			passIdx = append(passIdx, int32(i))
+		case tupleInDoubt:
+			doubtIdx = append(doubtIdx, int32(i))
 		}
 	}
-	keys := dynfilter.Distinct(keyVec.Gather(idx), len(idx))
-	if last {
-		return keys, nil
+	keys := dynfilter.Distinct(keyVec.Gather(passIdx), len(passIdx))
+	doubt := missing(dynfilter.Distinct(keyVec.Gather(doubtIdx), len(doubtIdx)), keys)
+	if len(doubt) == 0 || p.perWindow {
+		return append(keys, doubt...), nil
 	}
-	j := end
-	for j < p.thin.N && p.sameTuple(end-1, j) && !p.thinPass[j] {
-		j++
+	rows, err := p.refetch(ctx, start, end, from, to, doubt)
+	p.release()
+	if err != nil {
+		return nil, err
 	}
-	passes := j < p.thin.N && p.sameTuple(end-1, j)
-	if !passes && (j < p.thin.N || p.thinShort) {
-		return keys, nil // every twin is in hand, and none passes
-	}
-	k := keyVec.Value(end - 1)
-	for _, v := range keys {
-		if c, ok := expr.Compare(v, k); ok && c == 0 {
-			return keys, nil
-		}
-	}
-	if !passes && !p.perWindow {
-		rows, err := p.refetch(ctx, from, to, []column.Value{k})
-		p.release()
-		if err != nil || rows.N == 0 {
-			return keys, err
-		}
-	}
-	return append(keys, k), nil
+	return append(keys, dynfilter.Distinct(rows.Cols[rows.Schema.Index(p.keyCol)], rows.N)...), nil
 }
 
 // passingKeyVector is the page in hand's key vector with the rows that fail the engine conditions made null, so

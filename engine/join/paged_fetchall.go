@@ -23,7 +23,7 @@ func NewFetchAll(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.Env
 	b.next = func(ctx context.Context) (*column.Table, bool, error) {
 		cols, order := p.fullColumns()
 		r := p.paged.r
-		req := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Where: p.paged.where(p.phaseWhere())}
+		req := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Where: p.paged.where(p.phaseWhere(0))}
 		page, err := p.paged.send(ctx, req, "fetch-all")
 		if err != nil {
 			return nil, false, fmt.Errorf("fetch-all of @%s in one request: %w", r.Name, err)

@@ -65,7 +65,7 @@ func NewTimeWindow(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.E
 		}
 		top := page.Batch.Cols[0].Value(0)
 		lo := column.Value{Type: column.DateTime, Int: top.Int - int64(w)}
-		where := p.paged.where(p.phaseWhere(), connector.Compare{Column: tc, Op: "<=", Value: top},
+		where := p.paged.where(p.phaseWhere(0), connector.Compare{Column: tc, Op: "<=", Value: top},
 			connector.Compare{Column: tc, Op: ">", Value: lo})
 		p.emit(PageRequested, map[string]any{"page": p.page, "phase": "window", "window_from": connector.Literal(lo), "window_to": connector.Literal(top)})
 		rows, err := p.paged.send(ctx, connector.Request{Table: r.Info.Name, Columns: cols, Where: where, OrderBy: order}, "window")

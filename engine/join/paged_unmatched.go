@@ -6,7 +6,6 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
-	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -19,9 +18,10 @@ import (
 // source compares with null). They are read apart, per null phase, at full width in the output's order —
 // `isnull(key)`, the phase's sort columns null or not, ordered by (sort columns…, the table's key) and
 // continued by keyset over the phase's non-null sort columns and the table's key without the join key — a
-// response at a time, and merged into the output: a null key sorts after every key (unless the order ends with
-// the key, nulls first), so a null-key row goes out just before the first row of the main stream whose sort
-// values come after its own (or are the same, nulls first), or at the end of its phase. Each batch goes
+// response at a time, the phases of a block merged by the full order as the main stream's are (see
+// paged_phasemerge.go), and merged into the output: a null key sorts after every key (unless the order ends
+// with the key, nulls first), so a null-key row goes out just before the first row of the main stream whose
+// sort values come after its own (or are the same, nulls first), or at the end of its block. Each batch goes
 // through the windows' machinery, joined with an empty probe side: null-extended (outer) or alone (anti).
 // Cost: one request per response of such rows, at least one per phase reached.
 //
@@ -46,9 +46,8 @@ const (
 // response and its unmatched rows at a time, so its memory stays that of a page whatever the probe side's size.
 const probeScanRows = 4096
 
-// nullKeyStream reads the paged side's rows with a null key, phase by phase, a response at a time.
+// nullKeyStream reads one phase's rows with a null key, a response at a time.
 type nullKeyStream struct {
-	phase  int           // the phase being read
 	rows   *column.Table // the last response, emitted up to pos
 	pos    int
 	cursor []column.Value // the keyset values of the response's last row (nil: the phase's start)
@@ -62,33 +61,36 @@ func (n *nullKeyStream) drop(budget *memory.Budget) {
 	n.rows, n.pos, n.held = nil, 0, 0
 }
 
+// spent says the stream has no row in hand.
+func (n *nullKeyStream) spent() bool { return n.rows == nil || n.pos >= n.rows.N }
+
 // nextNullKeys leaves ready to emit the null-key rows due before the main stream's next window — those whose
-// sort values come before its first row, or all of a phase the main stream has left, a response at a time —
+// sort values come before its first row, or all of a block the main stream has left, a response at a time —
 // and reports whether there were any. It may fetch the next thin page to know where the main stream stands.
 func (p *Paged) nextNullKeys(ctx context.Context) (bool, error) {
-	n := &p.nulls
-	for n.phase < len(p.phases) && n.phase <= p.phase {
-		var bound []column.Value // the next main row's sort values; nil: the whole phase is due
-		if n.phase == p.phase {
+	for p.nullBlock < len(p.blocks) && p.nullBlock <= p.block {
+		var bound []column.Value // the next main row's sort values; nil: the whole block is due
+		if p.nullBlock == p.block {
 			if p.thin == nil {
 				if err := p.fetchThin(ctx); err != nil {
 					return false, err
 				}
 				if p.thin == nil {
-					continue // the phase has no more rows: p.phase moved on
+					continue // the block has no more rows: p.block moved on
 				}
 			}
-			t := p.tupleAt(p.thinPos)
-			bound = t[:len(t)-1]
+			bound = p.fullTupleAt(p.thinPos)[:len(p.sortCols)]
 		}
 		due, err := p.dueNullKeys(ctx, bound)
 		if err != nil {
 			return false, err
 		}
 		if due == nil {
-			n.drop(p.budget)
-			n.phase++
-			n.cursor, n.asked = nil, false
+			b := p.blocks[p.nullBlock]
+			for ph := b[0]; ph < b[1]; ph++ {
+				p.nulls[ph].drop(p.budget)
+			}
+			p.nullBlock++
 			continue
 		}
 		if due.N == 0 {
@@ -105,29 +107,56 @@ func (p *Paged) nextNullKeys(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// dueNullKeys takes the current null phase's next rows that sort before bound (nil: every row), from the
-// response in hand or, once it is spent, the next one: empty when none is due, nil when the phase is done.
+// dueNullKeys takes the null block's next rows that sort before bound (the sort values of a main row; nil:
+// every row), merged across the block's phases in the order, from the responses in hand or, once one is spent,
+// its phase's next one: empty when none is due, nil when the block is done.
 func (p *Paged) dueNullKeys(ctx context.Context, bound []column.Value) (*column.Table, error) {
-	n := &p.nulls
-	for n.rows == nil || n.pos >= n.rows.N { // a response whose rows all fail the engine conditions: the next
-		if n.asked && !n.more {
-			return nil, nil
+	b := p.blocks[p.nullBlock]
+	var out *column.Table
+	for {
+		best := -1
+		for ph := b[0]; ph < b[1]; ph++ {
+			n := &p.nulls[ph]
+			// A response whose rows all fail the engine conditions is spent as soon as it is read: the next.
+			for n.spent() && (!n.asked || n.more) {
+				if out != nil && out.N > 0 {
+					return out, nil // a response at a time: the rest when these are out
+				}
+				if err := p.readNullKeys(ctx, ph); err != nil {
+					return nil, err
+				}
+			}
+			if n.spent() {
+				continue
+			}
+			if best < 0 || p.compareSortRows(n.rows.Batch(), columnNames(n.rows), n.pos, p.nulls[best].rows.Batch(), columnNames(p.nulls[best].rows), p.nulls[best].pos) < 0 {
+				best = ph
+			}
 		}
-		if err := p.readNullKeys(ctx); err != nil {
-			return nil, err
+		if best < 0 {
+			if out == nil {
+				return nil, nil
+			}
+			return out, nil
 		}
-		if n.rows.N == 0 && !n.more {
-			return nil, nil
+		n := &p.nulls[best]
+		if out == nil {
+			out = column.NewTable(n.rows.Schema)
 		}
+		if bound != nil && !p.sortsBefore(n.rows, n.pos, bound) {
+			return out, nil
+		}
+		out.Append(n.rows.Batch().Slice(n.pos, n.pos+1))
+		n.pos++
 	}
-	end := n.pos
-	for end < n.rows.N && (bound == nil || p.sortsBefore(n.rows, end, bound)) {
-		end++
+}
+
+func columnNames(t *column.Table) []string {
+	out := make([]string, len(t.Schema))
+	for i, f := range t.Schema {
+		out[i] = f.Name
 	}
-	out := column.NewTable(n.rows.Schema)
-	out.Append(n.rows.Batch().Slice(n.pos, end))
-	n.pos = end
-	return out, nil
+	return out
 }
 
 // nullCut is where null-key rows go inside a window's output: just before its paged row row.
@@ -141,17 +170,11 @@ type nullCut struct {
 // gets them just before it. The rows are held (accounted) until the window is emitted.
 func (p *Paged) cutAtNullKeys(ctx context.Context, t *column.Table) ([]nullCut, error) {
 	var cuts []nullCut
-	if p.nulls.phase != p.phase {
-		return nil, nil // the null stream is not at the window's phase (it never passes the main stream)
+	if p.nullBlock != p.block {
+		return nil, nil // the null stream is not at the window's block (it never passes the main stream)
 	}
-	bound := make([]column.Value, 0, len(p.sortCols))
 	for i := 0; i < t.N; i++ {
-		bound = bound[:0]
-		for c, s := range p.sortCols {
-			if !p.phases[p.nulls.phase][c] {
-				bound = append(bound, t.Cols[t.Schema.Index(s.Column)].Value(i))
-			}
-		}
+		bound := p.sortValues(t, i)
 		for {
 			due, err := p.dueNullKeys(ctx, bound)
 			if err != nil {
@@ -233,43 +256,33 @@ func (o *cutRows) due() []nullCut {
 	return out
 }
 
-// sortsBefore reports whether null-key row i of t goes before a row with the sort values bound (the null
-// phase's non-null sort columns) in the output's order: its sort values come first, or they are equal and the
-// order puts null keys first.
+// sortsBefore reports whether null-key row i of t goes before a row with the sort values bound (every sort
+// column, nulls included) in the output's order: its sort values come first, or they are equal and the order
+// puts null keys first.
 func (p *Paged) sortsBefore(t *column.Table, i int, bound []column.Value) bool {
-	k := 0
 	for c, s := range p.sortCols {
-		if p.phases[p.nulls.phase][c] {
-			continue
-		}
-		v := t.Cols[t.Schema.Index(s.Column)].Value(i)
-		cmp, _ := expr.Compare(v, bound[k])
-		k++
-		if s.Desc {
-			cmp = -cmp
-		}
-		if cmp != 0 {
+		if cmp := compareSortValue(s, t.Cols[t.Schema.Index(s.Column)].Value(i), bound[c]); cmp != 0 {
 			return cmp < 0
 		}
 	}
 	return p.nullKeysFirst
 }
 
-// readNullKeys fetches the next response of the current null phase's null-key rows.
-func (p *Paged) readNullKeys(ctx context.Context) error {
-	n := &p.nulls
+// readNullKeys fetches the next response of phase ph's null-key rows.
+func (p *Paged) readNullKeys(ctx context.Context, ph int) error {
+	n := &p.nulls[ph]
 	r := p.paged.r
 	cols, order := p.fullColumns()
-	ph := p.phases[n.phase]
+	pattern := p.phases[ph]
 	var keyset []connector.OrderKey
 	for _, k := range order {
-		if i := p.sortIndex(k.Column); k.Column != p.keyCol && (i < 0 || !ph[i]) {
+		if i := p.sortIndex(k.Column); k.Column != p.keyCol && (i < 0 || !pattern[i]) {
 			keyset = append(keyset, k) // the key and the phase's null sort columns are null: no cursor compares them
 		}
 	}
 	terms := []connector.Predicate{connector.Not{X: connector.NotNull{Column: p.keyCol}}}
 	for i, s := range p.sortCols {
-		if ph[i] {
+		if pattern[i] {
 			terms = append(terms, connector.Not{X: connector.NotNull{Column: s.Column}})
 		} else {
 			terms = append(terms, connector.NotNull{Column: s.Column})
@@ -308,7 +321,7 @@ func (p *Paged) readNullKeys(ctx context.Context) error {
 	if n.rows, dropped, err = r.enginePass(n.rows); err != nil {
 		return fmt.Errorf("null-keys: %w", err)
 	}
-	p.emit(NullKeyRows, engineAttrs(r, map[string]any{"phase": n.phase, "rows": rows, "more": n.more}, dropped))
+	p.emit(NullKeyRows, engineAttrs(r, map[string]any{"phase": ph, "rows": rows, "more": n.more}, dropped))
 	return nil
 }
 

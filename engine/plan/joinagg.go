@@ -18,32 +18,19 @@ import (
 // It runs once in Build, after the other rewrites and before liveness. It changes how the result is computed,
 // never the result: HashAggregate computes what summarize computes over the join's output (nulls skipped,
 // a sum of nothing null, integer sums wrapping, real sums in output order). Any other shape is left as it is.
-func aggregateJoins(n Node) Node {
-	switch n := n.(type) {
-	case *summarizeNode:
-		n.in = aggregateJoins(n.in)
-		if j, ok := n.in.(*joinNode); ok && j.def.Name == StrategyHash && len(n.keys) == 0 {
-			if aggs, ok := pairAggs(n.aggs, j.jp.Spec.Schema); ok {
-				return &joinAggNode{base: n.base, join: j, aggs: aggs, text: n.text}
+func aggregateJoins(root Node) Node {
+	return transform(root, func(n Node) Node {
+		s, ok := n.(*summarizeNode)
+		if !ok || len(s.keys) != 0 {
+			return n
+		}
+		if j, ok := s.in.(*joinNode); ok && j.def.Name == StrategyHash {
+			if aggs, ok := pairAggs(s.aggs, j.jp.Spec.Schema); ok {
+				return &joinAggNode{base: s.base, join: j, aggs: aggs, text: s.text}
 			}
 		}
-	case *whereNode:
-		n.in = aggregateJoins(n.in)
-	case *projectNode:
-		n.in = aggregateJoins(n.in)
-	case *sortNode:
-		n.in = aggregateJoins(n.in)
-	case *takeNode:
-		n.in = aggregateJoins(n.in)
-	case *distinctNode:
-		n.in = aggregateJoins(n.in)
-	case *countNode:
-		n.in = aggregateJoins(n.in)
-	case *joinNode:
-		n.left, n.right = aggregateJoins(n.left), aggregateJoins(n.right)
-		n.jp.left, n.jp.right = n.left, n.right
-	}
-	return n
+		return n
+	})
 }
 
 // pairAggs translates summarize aggregates into the join's: count(), or sum() of a long, timespan or real

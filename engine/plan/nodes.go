@@ -96,15 +96,23 @@ type whereNode struct {
 	cond kql.Expr // the condition as written, for rewrites such as pushdown
 	pred expr.Expr
 	text string
+	// byJoin marks a where the paged join above applies itself to the rows it fetches (join.EngineCond):
+	// explain says so, as the node never runs on its own.
+	byJoin bool
 }
 
 func (n *whereNode) Children() []Node { return []Node{n.in} }
 func (n *whereNode) need(out []bool) [][]bool {
 	return [][]bool{or(append([]bool(nil), out...), refs(len(out), n.pred))}
 }
-func (n *whereNode) rows() float64    { return n.in.rows() * 0.5 }
-func (n *whereNode) logical() string  { return "where " + n.text }
-func (n *whereNode) physical() string { return "filter " + n.text }
+func (n *whereNode) rows() float64   { return n.in.rows() * 0.5 }
+func (n *whereNode) logical() string { return "where " + n.text }
+func (n *whereNode) physical() string {
+	if n.byJoin {
+		return "filter " + n.text + ", applied by the paged join above to the rows it fetches"
+	}
+	return "filter " + n.text
+}
 func (n *whereNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	return exec.NewFilter(c[0], n.pred), nil
 }
@@ -274,6 +282,9 @@ type joinNode struct {
 	on          string
 	// dynProbe, when set, is the probe scan fed by this join's build keys (dynfilter.go).
 	dynProbe *pushedScanNode
+	// ran is the operator the last open made, when it can say how its run went (the hash join's key map
+	// and whether its probe was partitioned, known only once it has built): explain adds it as "last run:".
+	ran interface{ ProbeExplain() string }
 }
 
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
@@ -310,6 +321,9 @@ func (n *joinNode) physical() string {
 	if n.def.Explain != nil {
 		extra = ", " + n.def.Explain(n.jp)
 	}
+	if n.ran != nil {
+		extra += "; last run: " + n.ran.ProbeExplain()
+	}
 	return fmt.Sprintf("%s join kind=%s%s: %s", n.def.Name, n.jp.Spec.Kind, extra, n.reason)
 }
 func (n *joinNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
@@ -319,6 +333,9 @@ func (n *joinNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (ex
 	}
 	if err := wireProbeFilter(n, op); err != nil {
 		return nil, err
+	}
+	if r, ok := op.(interface{ ProbeExplain() string }); ok {
+		n.ran = r
 	}
 	return op, nil
 }

@@ -30,38 +30,35 @@ func pagedRewrite(n Node) Node {
 	return (&pagedRewriter{cfgs: map[*joinNode]join.PagedConfig{}}).rewrite(n)
 }
 
-func (r *pagedRewriter) rewrite(n Node) Node {
-	switch n := n.(type) {
-	case *sortNode:
-		n.in = r.rewrite(n.in)
-		if j, cols, onlyProjects := orderedJoin(n.in, n.keys); j != nil {
-			if r.setOrder(j, cols, n.limit, onlyProjects) {
-				if n.limit >= 0 {
-					return &takeNode{base: n.base, in: n.in, n: n.limit}
+func (r *pagedRewriter) rewrite(root Node) Node {
+	return transform(root, func(n Node) Node {
+		switch n := n.(type) {
+		case *sortNode:
+			if j, cols, onlyProjects := orderedJoin(n.in, n.keys); j != nil {
+				if r.setOrder(j, cols, n.limit, onlyProjects) {
+					if n.limit >= 0 {
+						return &takeNode{base: n.base, in: n.in, n: n.limit}
+					}
+					return n.in
 				}
-				return n.in
+			}
+		case *takeNode:
+			if j, _, onlyProjects := passThrough(n.in, -1); j != nil && onlyProjects {
+				r.setLimit(j, n.n)
+			}
+		case *joinNode:
+			if n.def.Name == StrategyPaged {
+				for _, side := range n.Children() {
+					if cs, ok := sideSource(side); ok {
+						for _, w := range cs.engine {
+							w.byJoin = true
+						}
+					}
+				}
 			}
 		}
-	case *takeNode:
-		n.in = r.rewrite(n.in)
-		if j, _, onlyProjects := passThrough(n.in, -1); j != nil && onlyProjects {
-			r.setLimit(j, n.n)
-		}
-	case *whereNode:
-		n.in = r.rewrite(n.in)
-	case *projectNode:
-		n.in = r.rewrite(n.in)
-	case *summarizeNode:
-		n.in = r.rewrite(n.in)
-	case *distinctNode:
-		n.in = r.rewrite(n.in)
-	case *countNode:
-		n.in = r.rewrite(n.in)
-	case *joinNode:
-		n.left, n.right = r.rewrite(n.left), r.rewrite(n.right)
-		n.jp.left, n.jp.right = n.left, n.right
-	}
-	return n
+		return n
+	})
 }
 
 // pagedJoin reports whether n is a paged-family join.
@@ -175,12 +172,20 @@ func (r *pagedRewriter) setOrder(j *joinNode, cols []join.SortColumn, limit int6
 		if c.Column == keySchema[key].Name && i != len(cols)-1 {
 			claimed = false // the key in the middle: the cursor (sort…, key) would not follow it
 		}
-		if ok && i > 0 && c.Column != keySchema[key].Name && !slices.Contains(cs.src.Info().NeverNull, c.Column) {
-			claimed = false // a nullable column after the first: its nulls are not one phase (see join.Paged)
-		}
 	}
 	if !claimed {
 		j.reason += fmt.Sprintf("; the sort by %s stays above the join (this strategy does not produce that order)", text)
+		return false
+	}
+	nullable := 0
+	for _, c := range cols {
+		if c.Column != keySchema[key].Name && !slices.Contains(cs.src.Info().NeverNull, c.Column) {
+			nullable++
+		}
+	}
+	if nullable > join.MaxNullableSortColumns {
+		j.reason += fmt.Sprintf("; the sort by %s stays above the join (%d of its columns may hold nulls, at most %d are paged: each doubles the null phases)",
+			text, nullable, join.MaxNullableSortColumns)
 		return false
 	}
 	if err := join.CheckPagedSort(j.jp.Spec.Kind, pagedLeft(j.jp), cols); err != nil {

@@ -44,6 +44,7 @@ func Build(ctx context.Context, q *kql.Query, sources map[string]source.Source, 
 	}
 	var logical strings.Builder
 	explain(&logical, root, 1, logicalLine)
+	root = pushFiltersIntoJoins(root) // a where's one-side conjuncts go below the join (filterjoin.go)
 	root = pushdown(root)
 	root = pagedRewrite(root)   // paged joins take the sort and take above them (paged_rewrite.go)
 	root = aggregateJoins(root) // summarize count()/sum() folded into the hash join below it (joinagg.go)

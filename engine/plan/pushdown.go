@@ -20,36 +20,22 @@ import (
 // the rest (or disappears when nothing is left). Every scan of such a source becomes a pushedScanNode, which
 // reports its requests to the run's trace. Projection is already pushed: scans read only live columns.
 //
-// It runs once in Build, after binding and before liveness; nodes it does not know are left as they are (no
-// pushdown below them). It changes what is fetched, never the result: a rejected conjunct is still applied.
-func pushdown(n Node) Node {
-	switch n := n.(type) {
-	case *scanNode:
-		if p, ok := n.src.(source.Pushdown); ok {
-			return &pushedScanNode{base: n.base, src: p}
+// It runs once in Build, after binding and before liveness, over every node transform walks. It changes what
+// is fetched, never the result: a rejected conjunct is still applied.
+func pushdown(root Node) Node {
+	return transform(root, func(n Node) Node {
+		switch n := n.(type) {
+		case *scanNode:
+			if p, ok := n.src.(source.Pushdown); ok {
+				return &pushedScanNode{base: n.base, src: p}
+			}
+		case *whereNode:
+			if scan, ok := n.in.(*pushedScanNode); ok {
+				return pushWhere(n, scan)
+			}
 		}
-	case *whereNode:
-		n.in = pushdown(n.in)
-		if scan, ok := n.in.(*pushedScanNode); ok {
-			return pushWhere(n, scan)
-		}
-	case *projectNode:
-		n.in = pushdown(n.in)
-	case *summarizeNode:
-		n.in = pushdown(n.in)
-	case *sortNode:
-		n.in = pushdown(n.in)
-	case *takeNode:
-		n.in = pushdown(n.in)
-	case *distinctNode:
-		n.in = pushdown(n.in)
-	case *countNode:
-		n.in = pushdown(n.in)
-	case *joinNode:
-		n.left, n.right = pushdown(n.left), pushdown(n.right)
-		n.jp.left, n.jp.right = n.left, n.right
-	}
-	return n
+		return n
+	})
 }
 
 // pushWhere offers w's conjuncts to the scan's source.

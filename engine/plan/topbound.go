@@ -27,32 +27,19 @@ import (
 // join.Hash.SetTopBound), and nothing that drops or counts rows (take, summarize, distinct) may lie in between.
 //
 // It runs once in Build, after the other rewrites and before liveness. Any other shape is left as it is.
-func pushTopBounds(n Node) Node {
-	switch n := n.(type) {
-	case *sortNode:
-		n.in = pushTopBounds(n.in)
-		if j, col, filtered, ok := boundableJoin(n); ok {
-			push := &topPush{pending: map[*exec.Env]*exec.TopBound{}}
-			push.wire(j, col, n, !filtered)
-			return &boundedTopNode{sortNode: n, push: push}
+func pushTopBounds(root Node) Node {
+	return transform(root, func(n Node) Node {
+		s, ok := n.(*sortNode)
+		if !ok {
+			return n
 		}
-	case *whereNode:
-		n.in = pushTopBounds(n.in)
-	case *projectNode:
-		n.in = pushTopBounds(n.in)
-	case *summarizeNode:
-		n.in = pushTopBounds(n.in)
-	case *takeNode:
-		n.in = pushTopBounds(n.in)
-	case *distinctNode:
-		n.in = pushTopBounds(n.in)
-	case *countNode:
-		n.in = pushTopBounds(n.in)
-	case *joinNode:
-		n.left, n.right = pushTopBounds(n.left), pushTopBounds(n.right)
-		n.jp.left, n.jp.right = n.left, n.right
-	}
-	return n
+		if j, col, filtered, ok := boundableJoin(s); ok {
+			push := &topPush{pending: map[*exec.Env]*exec.TopBound{}}
+			push.wire(j, col, s, !filtered)
+			return &boundedTopNode{sortNode: s, push: push}
+		}
+		return n
+	})
 }
 
 // boundableJoin finds the inner hash join top s can filter, the index of s's key among the join's probe

@@ -62,7 +62,7 @@ func TestComparePresetDrawsBothViews(t *testing.T) {
 		t.Errorf("lesson %q", l)
 	}
 	for _, side := range []string{"a", "b"} {
-		if !evaluate[bool](p, fmt.Sprintf(`document.querySelector("#cmp-view-%s #view-paged svg.pages rect.page") !== null`, side)) {
+		if !evaluate[bool](p, fmt.Sprintf(`document.querySelector("#cmp-view-%s #%s-view-paged svg.pages rect.page") !== null`, side, side)) {
 			t.Errorf("#cmp-view-%s draws no paged view with pages", side)
 		}
 	}
@@ -94,12 +94,12 @@ func TestComparePresetDrawsBothViews(t *testing.T) {
 		return v !== null && v.textContent.includes("extra") &&
 			document.querySelector("#cmp-b-name").textContent.includes("salted_naive_wrong"); })()`, 2*runTimeout)
 	for _, side := range []string{"a", "b"} {
-		if !evaluate[bool](p, fmt.Sprintf(`document.querySelector("#cmp-view-%s #view-salted") !== null`, side)) {
+		if !evaluate[bool](p, fmt.Sprintf(`document.querySelector("#cmp-view-%s #%s-view-salted") !== null`, side, side)) {
 			t.Errorf("#cmp-view-%s is not drawn by the salted view", side)
 		}
 	}
-	if !evaluate[bool](p, `document.querySelector("#cmp-view-b #salted-wrong-rows") !== null`) ||
-		evaluate[bool](p, `document.querySelector("#cmp-view-a #salted-wrong-rows") !== null`) {
+	if !evaluate[bool](p, `document.querySelector("#cmp-view-b #b-salted-wrong-rows") !== null`) ||
+		evaluate[bool](p, `document.querySelector("#cmp-view-a #a-salted-wrong-rows") !== null`) {
 		t.Error("want the wrong rows listed by B's salted view, and none by A's")
 	}
 	if b := marks("b"); !slices.Contains(b, "extra") {

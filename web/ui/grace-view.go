@@ -9,6 +9,9 @@ import (
 // re-partition and hot-key events.
 type GraceView struct {
 	Run *Run
+	// Prefix leads every id the view draws: empty in the main view, "a-" or "b-" for a side of the compare, so
+	// two views of one kind on the page never share an id.
+	Prefix string
 }
 
 // BinBox is one partition's rectangle.

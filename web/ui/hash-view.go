@@ -7,6 +7,9 @@ import "fmt"
 // first: the hash join drains its build input before it reads a probe row.
 type HashView struct {
 	Run *Run
+	// Prefix leads every id the view draws: empty in the main view, "a-" or "b-" for a side of the compare, so
+	// two views of one kind on the page never share an id.
+	Prefix string
 }
 
 // Bar is one horizontal progress bar of a view.

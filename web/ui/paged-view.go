@@ -4,6 +4,9 @@ package ui
 // the last, tie groups cut by a page edge, and the probe-side filter slices against the byte cap.
 type PagedView struct {
 	Run *Run
+	// Prefix leads every id the view draws: empty in the main view, "a-" or "b-" for a side of the compare, so
+	// two views of one kind on the page never share an id.
+	Prefix string
 }
 
 // Box is a rectangle of a view.

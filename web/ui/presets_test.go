@@ -108,12 +108,13 @@ func checkSides(t *testing.T, s *State, p Preset) {
 	if strings.Contains(html, `class="live"`) {
 		t.Error("the main view is drawn beside the compare panel's: A's view twice")
 	}
+	checkUniqueIDs(t, html)
 	for side, part := range map[string]string{"A": sideA, "B": sideB} {
 		r := s.Run
 		if side == "B" {
 			r = s.CompareRun
 		}
-		if want := `id="view-` + r.View() + `"`; !strings.Contains(part, want) {
+		if want := `id="` + strings.ToLower(side) + `-view-` + r.View() + `"`; !strings.Contains(part, want) {
 			t.Errorf("%s's side does not draw its %s view", side, r.View())
 		}
 	}
@@ -124,7 +125,7 @@ func checkSides(t *testing.T, s *State, p Preset) {
 			t.Errorf("%d rows marked in A's table, %d in B's: want the difference marked in both", marked(sideA), marked(sideB))
 		}
 	case FailDuplicates:
-		if marked(sideB) == 0 || !strings.Contains(sideB, `id="salted-wrong-rows"`) {
+		if marked(sideB) == 0 || !strings.Contains(sideB, `id="b-salted-wrong-rows"`) {
 			t.Errorf("%d rows marked in B's table; want B's duplicated rows marked, and by its salted view", marked(sideB))
 		}
 	}

@@ -5,6 +5,9 @@ import "strconv"
 // SaltedView draws per-worker load before and after salting, and the measured heavy keys.
 type SaltedView struct {
 	Run *Run
+	// Prefix leads every id the view draws: empty in the main view, "a-" or "b-" for a side of the compare, so
+	// two views of one kind on the page never share an id.
+	Prefix string
 }
 
 // LoadBar is one worker's columns, heights in SVG units.

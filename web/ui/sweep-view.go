@@ -10,6 +10,9 @@ import (
 // started and have not ended) at each event, and the intervals expired and overlaps emitted so far.
 type SweepView struct {
 	Run *Run
+	// Prefix leads every id the view draws: empty in the main view, "a-" or "b-" for a side of the compare, so
+	// two views of one kind on the page never share an id.
+	Prefix string
 }
 
 // plausibleNanos: a position this large is a timestamp in nanoseconds (after 2001), shown as a date.

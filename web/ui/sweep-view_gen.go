@@ -17,8 +17,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	var vgiterkey interface{}
 	_ = vgiterkey
 	var vgn *vugu.VGNode
-	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "view-sweep"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "strategy-view"}}}
+	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "strategy-view"}}}
 	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgn.AddAttrInterface("id", c.ID("view-sweep"))
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -34,8 +35,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		vgn.SetInnerHTML(vugu.HTML("Both inputs are read in start order per key; the sweep line moves forward, intervals that started join the active set, those that ended before the line expire, and each overlap is emitted as [max(start), min(end)]. Each point below is one of the sweep\x26#39;s trace events."))
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-active"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "sweep-chart"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 80"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "80"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "active set size at each sweep event"}}}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "sweep-chart"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 80"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "80"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "active set size at each sweep event"}}}
 		vgparent.AppendChild(vgn)
+		vgn.AddAttrInterface("id", c.ID("sweep-active"))
 		{
 			vgparent := vgn
 			_ = vgparent
@@ -101,8 +103,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-totals"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "sweep-chart"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 80"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "80"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "intervals expired and overlaps emitted so far, at each sweep event"}}}
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "sweep-chart"}, vugu.VGAttribute{Namespace: "", Key: "viewBox", Val: "0 0 400 80"}, vugu.VGAttribute{Namespace: "", Key: "width", Val: "400"}, vugu.VGAttribute{Namespace: "", Key: "height", Val: "80"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "intervals expired and overlaps emitted so far, at each sweep event"}}}
 		vgparent.AppendChild(vgn)
+		vgn.AddAttrInterface("id", c.ID("sweep-totals"))
 		{
 			vgparent := vgn
 			_ = vgparent
@@ -188,8 +191,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgparent
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "sweep position: "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-position"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("id", c.ID("sweep-position"))
 				vgn.SetInnerHTML(c.Position())
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
@@ -204,8 +208,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn.SetInnerHTML(c.ActiveMaxLabel())
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ": "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-active-max"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("id", c.ID("sweep-active-max"))
 				vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.ActiveMax)))
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
@@ -217,8 +222,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgparent
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "expired: "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-expired"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("id", c.ID("sweep-expired"))
 				vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.Expired)))
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
@@ -230,8 +236,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgparent
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "overlaps: "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-overlaps"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("id", c.ID("sweep-overlaps"))
 				vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.Overlaps)))
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
@@ -243,8 +250,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgparent
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "sweep events: "}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-events"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("id", c.ID("sweep-events"))
 				vgn.SetInnerHTML(count(c.Run.Trace.Sweep.Advances))
 			}
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t\t"}
@@ -257,8 +265,9 @@ func (c *SweepView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					_ = vgparent
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "partitions pruned by time: "}
 					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "sweep-pruned"}}}
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "b", Attr: []vugu.VGAttribute(nil)}
 					vgparent.AppendChild(vgn)
+					vgn.AddAttrInterface("id", c.ID("sweep-pruned"))
 					vgn.SetInnerHTML(count(int64(c.Run.Trace.Sweep.Pruned)))
 				}
 			}

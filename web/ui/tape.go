@@ -162,6 +162,9 @@ func (t *TraceView) Clone() *TraceView {
 	c.Paged.Pages = slices.Clone(t.Paged.Pages)
 	c.Paged.cutPending = maps.Clone(t.Paged.cutPending)
 	c.Paged.Slices = slices.Clone(t.Paged.Slices)
+	c.Paged.Emitted = slices.Clone(t.Paged.Emitted)
+	c.Baseline.Edges = slices.Clone(t.Baseline.Edges)
+	c.Baseline.inFlight = maps.Clone(t.Baseline.inFlight) // Refused is never changed once set: shared
 	return &c
 }
 

@@ -146,6 +146,7 @@ func (s *State) atEvent() int {
 // wasm/app calls it before each render; a run that reaches its last event stops playing once the engine is
 // done, or waits at the last while events still come.
 func (s *State) Tick(now time.Time) {
+	defer s.syncCompare() // B follows A's position: the compare's one timeline
 	r := s.Run
 	if r == nil || r.Tape == nil || !r.Timeline.Playing {
 		return
@@ -185,6 +186,7 @@ func (s *State) Play() {
 	} else {
 		r.Timeline.playhead = 0
 	}
+	s.syncCompare()
 	s.Dirty = true
 }
 
@@ -199,6 +201,7 @@ func playSpeed(v float64) float64 {
 func (s *State) StopPlaying() {
 	if r := s.Run; r != nil && r.Timeline.Playing {
 		r.Seek(r.Position())
+		s.syncCompare()
 		s.saveFragment()
 	}
 }
@@ -207,6 +210,7 @@ func (s *State) StopPlaying() {
 func (s *State) SeekTo(k int) {
 	if r := s.Run; r != nil {
 		r.Seek(k)
+		s.syncCompare()
 		s.saveFragment()
 		s.Dirty = true
 	}
@@ -557,6 +561,7 @@ func (c *Timeline) PlayText() string {
 func (c *Timeline) Live() {
 	if r := c.State.Run; r != nil {
 		r.FollowLive()
+		c.State.syncCompare()
 		c.State.saveFragment()
 	}
 }

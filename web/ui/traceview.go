@@ -54,6 +54,8 @@ type TraceView struct {
 	Salted SaltedSummary
 	Sweep  SweepSummary
 	Paged  PagedSummary
+	// Baseline is where a paged baseline loses, repeats or reorders rows, or is refused (paged_failures.go).
+	Baseline BaselineSummary
 	// DynFilters are the dynamic filters pushed into probe scans, in the order their events came.
 	DynFilters []DynFilter
 }
@@ -100,6 +102,7 @@ func (t *TraceView) Add(e trace.Event) {
 	}
 	t.Recent = append(t.Recent, e)
 	a := e.Attrs
+	t.Baseline.add(e.Kind, a)
 	switch e.Kind {
 	case trace.StrategyChose:
 		t.Chosen, t.ChosenWhy = str(a, "strategy"), str(a, "reason")
@@ -122,6 +125,7 @@ func (t *TraceView) Add(e trace.Event) {
 		t.addPage(a)
 	case trace.RowsEmitted:
 		if e.Op != opOutput {
+			t.Paged.addEmitted(a)
 			return
 		}
 		if n, ok := num(a, "total"); ok {
@@ -533,10 +537,13 @@ type PagedSummary struct {
 	// TiesCut counts tie_group_cut events. Each names the page whose edge cut the group; the engine sends it
 	// before that page's page_fetched, so a cut waits in cutPending until its page arrives.
 	TiesCut    int64
-	cutPending map[float64]bool
-	Slices     []Slice
-	SliceCap   float64
-	Refetches  int64
+	cutPending map[float64]string // page → the cut group's tuple
+	// Emitted are the rows the join emitted per page, in order (its own rows_emitted events, each naming its
+	// page; consecutive ones of a page merged), at most maxPages: page_rows.go lays a small run's rows out by them.
+	Emitted   []PageEmit
+	Slices    []Slice
+	SliceCap  float64
+	Refetches int64
 	// Cursor is the last cursor the trace showed, as text.
 	Cursor string
 }
@@ -547,6 +554,8 @@ type Page struct {
 	Rows, Bytes, Keys float64
 	Cursor            string
 	Tie               bool
+	// TieTuple is the cut tie group's sort tuple, as tie_group_cut names it.
+	TieTuple string
 }
 
 // TieMarks counts the pages drawn as cutting a tie group.
@@ -579,14 +588,14 @@ func (p *PagedSummary) add(kind trace.Kind, a map[string]any) {
 		}
 		for i := range p.Pages {
 			if p.Pages[i].N == page {
-				p.Pages[i].Tie = true
+				p.Pages[i].Tie, p.Pages[i].TieTuple = true, str(a, "tuple")
 				return
 			}
 		}
 		if p.cutPending == nil {
-			p.cutPending = map[float64]bool{}
+			p.cutPending = map[float64]string{}
 		}
-		p.cutPending[page] = true
+		p.cutPending[page] = str(a, "tuple")
 	case kindFilterSplit:
 		if c, ok := num(a, "max_bytes"); ok {
 			p.SliceCap = c
@@ -613,8 +622,8 @@ func (p *PagedSummary) add(kind trace.Kind, a map[string]any) {
 		keys, _ := num(a, "distinct_keys")
 		if len(p.Pages) < maxPages {
 			pg := Page{N: page, Rows: rows, Bytes: bytes, Keys: keys, Cursor: str(a, "window_to")}
-			if hasPage && p.cutPending[page] {
-				pg.Tie = true
+			if tuple, cut := p.cutPending[page]; hasPage && cut {
+				pg.Tie, pg.TieTuple = true, tuple
 				delete(p.cutPending, page)
 			}
 			p.Pages = append(p.Pages, pg)
