@@ -210,7 +210,7 @@ func TestJSONLBatchStopsEarlyAsAWholeWalk(t *testing.T) {
 		if len(cols) == 0 {
 			continue
 		}
-		batch, bad := jsonlBatch(lines, cols, newScanPlan(top, cols), nil, true)
+		batch, _, bad := jsonlBatch(lines, cols, newScanPlan(top, cols), nil, true)
 		if bad != nil {
 			t.Fatalf("round %d: %v", round, bad)
 		}

@@ -1,6 +1,11 @@
 package source
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
 
 // checkJSON validates data as one JSON value with optional whitespace around it, exactly as gjson.ValidBytes
 // does (the same grammar, walked the same way), and in the same walk finds the first number beyond the range
@@ -217,4 +222,57 @@ func (c *jsonChecker) number(start int) (int, bool) {
 		}
 	}
 	return i, true
+}
+
+// checkMembers is checkJSON for a line that must hold one JSON object, walking it once for both jobs: it calls
+// fn with each top-level member, as eachMember does (the key unescaped, the value's raw text), until fn returns
+// false, and validates the whole line all the same. ok is false for a line that is not valid JSON or not an
+// object; fn may then have seen the members before the fault.
+func checkMembers(line []byte, fn func(key, val []byte) bool) (ok bool, big string) {
+	c := jsonChecker{data: line}
+	d := line
+	i := c.skip(0)
+	if i == len(d) || d[i] != '{' {
+		return false, ""
+	}
+	calling := true
+	i = c.skip(i + 1)
+	if i < len(d) && d[i] == '}' {
+		return c.skip(i+1) == len(d), c.big
+	}
+	for {
+		if i == len(d) || d[i] != '"' {
+			return false, c.big
+		}
+		end, ok := c.str(i + 1)
+		if !ok {
+			return false, c.big
+		}
+		key := d[i+1 : end-1]
+		if calling && bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(gjson.ParseBytes(d[i:end]).Str)
+		}
+		if i = c.skip(end); i == len(d) || d[i] != ':' {
+			return false, c.big
+		}
+		vs := c.skip(i + 1)
+		ve, ok := c.value(vs)
+		if !ok {
+			return false, c.big
+		}
+		if calling {
+			calling = fn(key, d[vs:ve])
+		}
+		if i = c.skip(ve); i == len(d) {
+			return false, c.big
+		}
+		switch d[i] {
+		case '}':
+			return c.skip(i+1) == len(d), c.big
+		case ',':
+			i = c.skip(i + 1)
+		default:
+			return false, c.big
+		}
+	}
 }

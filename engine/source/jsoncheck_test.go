@@ -1,7 +1,9 @@
 package source
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -126,4 +128,64 @@ func BenchmarkCheckJSON(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestCheckMembersMatchesTwoWalks holds checkMembers to what it replaces in a sampled file's scan: checkJSON
+// and the object check for validity, and eachMember for the members it hands over, on valid lines, their
+// mutations and objects with escaped keys, duplicates and nested values; and it checks that a walk stopped by
+// fn still validates the rest of the line.
+func TestCheckMembersMatchesTwoWalks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	docs := []string{`{}`, ` { } `, `{"a":1}`, `{"a\\u0062":[1,{"c":"}"}],"a":2, "n":null}`, `{"x":1e400,"y":"1e999"}`, `[1]`, `"s"`,
+		`{"a":1,}`, `{"a" 1}`, `{"a":1} x`, `{"k":"v\\"w","t":true,"f":false}`}
+	docs = append(docs, genLines(rng, 100)...)
+	for _, d := range append([]string(nil), docs...) {
+		for range 100 {
+			b := []byte(d)
+			if len(b) == 0 {
+				continue
+			}
+			i := rng.IntN(len(b))
+			switch rng.IntN(3) {
+			case 0:
+				const alphabet = `{}[]:,"\ -1e0tfnu`
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			case 1:
+				b = append(b[:i], b[i+1:]...)
+			default:
+				b = b[:i]
+			}
+			docs = append(docs, string(b))
+		}
+	}
+	type member struct{ k, v string }
+	for _, d := range docs {
+		line := []byte(d)
+		var got, want []member
+		ok, big := checkMembers(line, func(k, v []byte) bool { got = append(got, member{string(k), string(v)}); return true })
+		valid, wantBig := checkJSON(line)
+		trimmed := bytes.TrimSpace(line)
+		wantOK := valid && len(trimmed) > 0 && trimmed[0] == '{'
+		if ok != wantOK {
+			t.Fatalf("checkMembers(%q) ok %v, want %v", d, ok, wantOK)
+		}
+		if !ok {
+			continue
+		}
+		if big != wantBig {
+			t.Fatalf("checkMembers(%q) out of range %q, want %q", d, big, wantBig)
+		}
+		eachMember(line, func(k, v []byte) bool { want = append(want, member{string(k), string(v)}); return true })
+		if !slices.Equal(got, want) {
+			t.Fatalf("checkMembers(%q) members %q, eachMember %q", d, got, want)
+		}
+		// Stopped after its first member, the walk still finds a fault later in the line.
+		if len(want) > 1 {
+			broken := append([]byte(nil), line...)
+			broken = append(bytes.TrimRight(broken, " }"), ',', '}')
+			if ok, _ := checkMembers(broken, func(k, v []byte) bool { return false }); ok {
+				t.Fatalf("checkMembers(%q) stopped early and missed the fault", broken)
+			}
+		}
+	}
 }

@@ -463,7 +463,7 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 	hi := min(it.pos+BatchRows, len(lines))
 	// Typed from every line: nothing to check. The lines are held by the source and never written, so a string
 	// value may view them.
-	b, _ := jsonlBatch(lines[it.pos:hi], it.cols, it.plan, nil, true)
+	b, _, _ := jsonlBatch(lines[it.pos:hi], it.cols, it.plan, nil, true)
 	it.pos = hi
 	return b, nil
 }
@@ -472,7 +472,11 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 // that appears twice counts the first time, as a gjson path reads it; a column whose key is missing is null.
 // held says the lines outlive the batch unchanged (a source holding them), so a string value without escapes
 // is a view of its line instead of a copy; a scan of a file, whose chunks are read again, copies.
-func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scanCheck, held bool) (*column.Batch, *RetypeError) {
+//
+// With check (a file typed from a sample) each line is also validated in the same walk (checkMembers): the
+// first line that is malformed, or holds what the sample's types do not (*RetypeError), ends the batch, and row
+// says which line it was.
+func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scanCheck, held bool) (_ *column.Batch, row int, _ error) {
 	vecs := make([]*column.Vector, len(cols))
 	for c, f := range cols {
 		vecs[c] = column.NewVector(f.Type, len(lines))
@@ -486,7 +490,7 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 	met := make([]int, len(plan.reads)) // the row+1 an entry's key was last met in
 	for r, line := range lines {
 		pos, left := 0, len(plan.reads)
-		eachMember(line, func(key, val []byte) bool {
+		visit := func(key, val []byte) bool {
 			e := cache.id(pos, key, func() int {
 				if e, ok := plan.keys[string(key)]; ok {
 					return e
@@ -525,9 +529,16 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 				}
 			}
 			return !stopEarly || left > 0
-		})
+		}
+		if check == nil {
+			eachMember(line, visit)
+		} else if ok, big := checkMembers(line, visit); !ok || big != "" {
+			if err := checkJSONLine(line); err != nil {
+				return nil, r, err // the fault, worded as opening words it
+			}
+		}
 		if bad != nil {
-			return nil, bad
+			return nil, r, bad
 		}
 		for _, v := range vecs {
 			if v.Len() == r {
@@ -535,7 +546,7 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 			}
 		}
 	}
-	return column.NewBatch(vecs, len(lines)), nil
+	return column.NewBatch(vecs, len(lines)), 0, nil
 }
 
 // scanCheck is what a scan of a file typed from a sample checks each value it reads against (sample.go): the

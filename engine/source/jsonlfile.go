@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -165,10 +166,15 @@ func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		var out []*column.Batch
 		var err error
 		flush := func() bool {
-			b, bad := jsonlBatch(lines, cols, plan, check, false)
-			if bad != nil {
-				bad.Source, bad.Line = s.name, lineOf(ch, lines[bad.Line])
+			b, row, fault := jsonlBatch(lines, cols, plan, check, false)
+			var bad *RetypeError
+			switch {
+			case errors.As(fault, &bad):
+				bad.Source, bad.Line = s.name, lineOf(ch, lines[row])
 				err = bad
+				return false
+			case fault != nil:
+				err = fmt.Errorf("line %d: %w", lineOf(ch, lines[row]), fault)
 				return false
 			}
 			out = append(out, b)
@@ -176,12 +182,6 @@ func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
 			return true
 		}
 		forEachJSONLine(ch.data, func(line []byte) bool {
-			if check != nil {
-				if bad := checkJSONLine(line); bad != nil {
-					err = fmt.Errorf("line %d: %w", lineOf(ch, line), bad)
-					return false
-				}
-			}
 			lines = append(lines, line)
 			return len(lines) < BatchRows || flush()
 		})
