@@ -78,11 +78,8 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if err := checkJSONLine(line); err != nil {
-			return p, fmt.Errorf("line %d: %w", lineNo, err)
-		}
 		pos := 0
-		eachMember(line, func(k, v []byte) bool {
+		visit := func(k, v []byte) bool {
 			i := cache.id(pos, k, func() int {
 				i, ok := seen[string(k)]
 				if !ok {
@@ -106,7 +103,11 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 				p.saw[i] |= kindOfRaw(v)
 			}
 			return true
-		})
+		}
+		// One walk checks the line and types its members (checkMembers); a fault is worded by checkJSONLine.
+		if ok, big := checkMembers(line, visit); !ok || big != "" {
+			return p, fmt.Errorf("line %d: %w", lineNo, lineFault(line))
+		}
 		p.rows++
 		if keep {
 			p.lines = append(p.lines, line)
@@ -169,6 +170,15 @@ func checkJSONLine(line []byte) error {
 		return errOutOfRange(big)
 	}
 	return nil
+}
+
+// lineFault is what checkMembers found wrong with line, worded by checkJSONLine (which finds the same fault:
+// TestCheckMembersMatchesTwoWalks).
+func lineFault(line []byte) error {
+	if err := checkJSONLine(line); err != nil {
+		return err
+	}
+	return errors.New("malformed JSON")
 }
 
 func describe(r gjson.Result) string {
@@ -533,9 +543,7 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 		if check == nil {
 			eachMember(line, visit)
 		} else if ok, big := checkMembers(line, visit); !ok || big != "" {
-			if err := checkJSONLine(line); err != nil {
-				return nil, r, err // the fault, worded as opening words it
-			}
+			return nil, r, lineFault(line)
 		}
 		if bad != nil {
 			return nil, r, bad
