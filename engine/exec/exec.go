@@ -4,6 +4,7 @@ package exec
 
 import (
 	"context"
+	"sync"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/memory"
@@ -46,11 +47,32 @@ func Materialize(ctx context.Context, op Operator) (*column.Table, error) {
 	return column.Concat(op.Schema(), batches), err
 }
 
-// Env is what every operator of one execution shares: the memory budget, the trace sink and the run's details.
+// Env is what every operator of one execution shares: the memory budget, the trace sink, the run's details,
+// and the top bounds its tops publish to the joins below them (TopBound).
 type Env struct {
 	Budget  *memory.Budget
 	Trace   trace.Sink
 	Details *trace.Details
+
+	mu   sync.Mutex
+	tops map[any]*TopBound
+}
+
+// TopBound returns this execution's bound for the top that key names, made at the first call. A plan opens a
+// join before the top above it, and a plan may run as several executions at once, so the top and the join it
+// filters meet here: both ask for the bound of the same key, and each execution has its own.
+func (e *Env) TopBound(key any) *TopBound {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tops == nil {
+		e.tops = map[any]*TopBound{}
+	}
+	b := e.tops[key]
+	if b == nil {
+		b = &TopBound{}
+		e.tops[key] = b
+	}
+	return b
 }
 
 // NewEnv returns an Env with the given budget, discarding events when sink is nil.

@@ -78,11 +78,13 @@ type Hash struct {
 	// agg, when set, folds the output rows into aggregates instead of emitting them (hash_aggregate.go).
 	agg *pairAggregator
 	// top, when set, is the bound of the top N above this inner join, on probe column topCol (SetTopBound);
-	// topKey and topLimit are that top's key, over the probe side, and its N (hash_topfirst.go).
-	top      *exec.TopBound
-	topCol   int
-	topKey   exec.SortKey
-	topLimit int64
+	// topKey and topLimit are that top's key, over the probe side, and its N (hash_topfirst.go); topSkipped
+	// counts the probe rows the bound kept from being looked up (ProbeExplain).
+	top        *exec.TopBound
+	topCol     int
+	topKey     exec.SortKey
+	topLimit   int64
+	topSkipped int64
 	// keys and handOver, when set, collect the build side's first key and receive them once the build side
 	// is read (see HandBuildKeysTo).
 	keys     *dynfilter.Collector
@@ -457,6 +459,7 @@ func (h *Hash) markBelowTop() bool {
 				}
 			}
 		}
+		h.countSkipped()
 		return true
 	}
 	for i := range heads {
@@ -465,7 +468,17 @@ func (h *Hash) markBelowTop() bool {
 			heads[i] = dropped
 		}
 	}
+	h.countSkipped()
 	return true
+}
+
+// countSkipped adds the current batch's rows that markBelowTop dropped to topSkipped.
+func (h *Hash) countSkipped() {
+	for _, x := range h.heads {
+		if x == dropped {
+			h.topSkipped++
+		}
+	}
 }
 
 // lookupKept finds the chain heads of the probe rows markBelowTop kept, leaving the others dropped. The join

@@ -310,6 +310,9 @@ func (h *Hash) ProbeExplain() string {
 	case h.strs != nil:
 		keyMap = fmt.Sprintf("string keys (hash, inline 16-byte prefix), %d slots", len(h.strs.slots))
 	}
+	if h.topSkipped > 0 {
+		keyMap += fmt.Sprintf("; %d probe rows skipped by the top's bound", h.topSkipped)
+	}
 	w := h.radix
 	if w == nil {
 		return keyMap + "; probe streamed in probe order"

@@ -289,7 +289,16 @@ type joinNode struct {
 
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
 func (n *joinNode) strategy() Strategy { return n.def.Name }
-func (n *joinNode) why() string        { return n.reason }
+func (n *joinNode) why() string {
+	if t := n.jp.Top; t != nil {
+		probe := n.jp.Spec.Left
+		if n.jp.BuildLeft {
+			probe = n.jp.Spec.Right
+		}
+		return n.reason + t.explain(probe[t.Key.Expr.(*expr.ColumnRef).Index].Name)
+	}
+	return n.reason
+}
 
 // setLive also tells the join which of its output columns are read above it, so that it gathers only those
 // (join.Spec.Live): a key read only to match is not copied into the output.
@@ -324,7 +333,7 @@ func (n *joinNode) physical() string {
 	if n.ran != nil {
 		extra += "; last run: " + n.ran.ProbeExplain()
 	}
-	return fmt.Sprintf("%s join kind=%s%s: %s", n.def.Name, n.jp.Spec.Kind, extra, n.reason)
+	return fmt.Sprintf("%s join kind=%s%s: %s", n.def.Name, n.jp.Spec.Kind, extra, n.why())
 }
 func (n *joinNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	op, err := n.def.Open(n.jp, c[0], c[1], env)

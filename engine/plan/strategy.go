@@ -37,6 +37,9 @@ type JoinPlan struct {
 	// Interval is the join's overlap condition when its on clause has one (an interval join, which only the
 	// sweep runs: see sweep.go); nil for equality joins.
 	Interval *join.SweepSpec
+	// Top, when set, is the top N above the join whose bound filters its probe (a hash join of kind=inner:
+	// see pushTopBounds).
+	Top *TopInput
 
 	left, right Node
 	// ctx is the planning's context (see Context); err the first error a strategy's statistics met (see fail).
@@ -177,7 +180,13 @@ func init() {
 	Register(StrategyDef{
 		Name: StrategyHash,
 		Open: func(jp *JoinPlan, l, r exec.Operator, env *exec.Env) (exec.Operator, error) {
-			return join.NewHash(jp.Spec, l, r, jp.BuildLeft, env.Budget), nil
+			h := join.NewHash(jp.Spec, l, r, jp.BuildLeft, env.Budget)
+			if t := jp.Top; t != nil {
+				if err := h.SetTopBound(env.TopBound(t), t.Key, t.first()); err != nil {
+					return nil, fmt.Errorf("plan: %w", err)
+				}
+			}
+			return h, nil
 		},
 		Explain: func(jp *JoinPlan) string {
 			if jp.BuildLeft {

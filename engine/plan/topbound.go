@@ -3,7 +3,6 @@ package plan
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
@@ -34,9 +33,8 @@ func pushTopBounds(root Node) Node {
 			return n
 		}
 		if j, col, filtered, ok := boundableJoin(s); ok {
-			push := &topPush{pending: map[*exec.Env]*exec.TopBound{}}
-			push.wire(j, col, s, !filtered)
-			return &boundedTopNode{sortNode: s, push: push}
+			j.jp.Top = topInput(j, col, s, !filtered)
+			return &boundedTopNode{sortNode: s, top: j.jp.Top}
 		}
 		return n
 	})
@@ -90,67 +88,55 @@ func boundableJoin(s *sortNode) (j *joinNode, col int, filtered, ok bool) {
 	}
 }
 
-// topPush is one top whose bound is pushed into a hash join. Opening the plan opens the join before the top
-// (children first), so the join makes each execution's bound and leaves it here for its top, keyed by the
-// execution's Env; a plan may be opened by several executions at once, hence the lock.
-type topPush struct {
-	mu      sync.Mutex
-	pending map[*exec.Env]*exec.TopBound
+// TopInput is the top N above a hash join whose bound filters the join's probe: an input of the join, set by
+// pushTopBounds and read by the hash strategy when it opens the join (join.Hash.SetTopBound). The bound itself
+// lives in each execution's Env, under the TopInput, where the top publishes it and the join reads it.
+type TopInput struct {
+	// Key is the top's key, on the join's probe column.
+	Key exec.SortKey
+	// Limit is the top's N.
+	Limit int64
+	// Whole is true when every join row reaches the top (no where in between), so the join may also pick the
+	// top's candidates before it builds.
+	Whole bool
 }
 
-// wire makes join j open as a hash join filtered by a fresh bound on its probe column col, and says so in j's
-// explain line. With whole, every join row reaches the top, so the join may also pick the top's candidates
-// before it builds (join.Hash.SetTopBound).
-func (p *topPush) wire(j *joinNode, col int, top *sortNode, whole bool) {
+// first is SetTopBound's first: the top's N when the join may pick the candidates first, else 0.
+func (t *TopInput) first() int64 {
+	if t.Whole {
+		return t.Limit
+	}
+	return 0
+}
+
+// explain says what the bound does to the join, for its explain line.
+func (t *TopInput) explain(probe string) string {
+	s := fmt.Sprintf("; the bound of the top %d above is pushed into the join: probe rows whose %s cannot enter the top are skipped before their key is looked up",
+		t.Limit, probe)
+	if t.Whole {
+		s += "; if its int keys are dense, it first picks the top's candidates and indexes only their build rows"
+	}
+	return s
+}
+
+// topInput makes the input join j takes from top, whose key is j's probe column col.
+func topInput(j *joinNode, col int, top *sortNode, whole bool) *TopInput {
 	probe := j.jp.Spec.Left
 	if j.jp.BuildLeft {
 		probe = j.jp.Spec.Right
 	}
 	k := top.keys[0]
-	key := exec.SortKey{Expr: &expr.ColumnRef{Index: col, T: probe[col].Type}, Asc: k.Asc, NullsFirst: k.NullsFirst}
-	hashOpen := j.def.Open
-	j.def.Open = func(jp *JoinPlan, l, r exec.Operator, env *exec.Env) (exec.Operator, error) {
-		op, err := hashOpen(jp, l, r, env)
-		if err != nil {
-			return nil, err
-		}
-		h, ok := op.(*join.Hash)
-		if !ok {
-			return op, nil // not the operator this rewrite knows: no bound, same result
-		}
-		b := &exec.TopBound{}
-		first := int64(0)
-		if whole {
-			first = top.limit
-		}
-		if err := h.SetTopBound(b, key, first); err != nil {
-			return nil, fmt.Errorf("plan: %w", err)
-		}
-		p.mu.Lock()
-		p.pending[env] = b
-		p.mu.Unlock()
-		return h, nil
+	return &TopInput{
+		Key:   exec.SortKey{Expr: &expr.ColumnRef{Index: col, T: probe[col].Type}, Asc: k.Asc, NullsFirst: k.NullsFirst},
+		Limit: top.limit,
+		Whole: whole,
 	}
-	j.reason += fmt.Sprintf("; the bound of the top %d above is pushed into the join: probe rows whose %s cannot enter the top are skipped before their key is looked up",
-		top.limit, probe[col].Name)
-	if whole {
-		j.reason += "; if its int keys are dense, it first picks the top's candidates and indexes only their build rows"
-	}
-}
-
-// take returns the bound the join made for the execution env, if it made one, and forgets it.
-func (p *topPush) take(env *exec.Env) *exec.TopBound {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	b := p.pending[env]
-	delete(p.pending, env)
-	return b
 }
 
 // boundedTopNode is a top whose bound is pushed into the hash join below it (see pushTopBounds).
 type boundedTopNode struct {
 	*sortNode
-	push *topPush
+	top *TopInput
 }
 
 func (n *boundedTopNode) open(ctx context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
@@ -159,9 +145,7 @@ func (n *boundedTopNode) open(ctx context.Context, env *exec.Env, c []exec.Opera
 		return nil, err
 	}
 	if s, ok := op.(*exec.Sort); ok {
-		if b := n.push.take(env); b != nil {
-			s.ShareBound(b)
-		}
+		s.ShareBound(env.TopBound(n.top))
 	}
 	return op, nil
 }

@@ -172,3 +172,24 @@ func TestTopBoundNotPushed(t *testing.T) {
 		runRows(t, p)
 	}
 }
+
+// TestTopBoundSkipsProbeRows checks that a pushed bound really reaches the join it filters: over sparse keys
+// (so the join does not pick the candidates first) and a probe side of many batches, the join's last run
+// must report probe rows skipped by the bound, and the answer must be the unpushed plan's.
+func TestTopBoundSkipsProbeRows(t *testing.T) {
+	srcs := boundSources(3, 200, 20_000, 1<<40+7, true)
+	for _, q := range []string{
+		"@B | join kind=inner hint.strategy=hash (@P) on k | top 5 by ts desc",
+		"@B | join kind=inner hint.strategy=hash (@P) on k | where row % 3 != 1 | top 5 by ts asc",
+	} {
+		p := buildPlan(t, q, srcs)
+		got, _ := runRows(t, p)
+		want, _ := runRows(t, buildPlan(t, strings.Replace(q, " on k | ", " on k | take 1000000000 | ", 1), srcs))
+		if g, w := rowsText(got), rowsText(want); g != w {
+			t.Errorf("%s: rows differ from the unpushed plan's\ngot:\n%s\nwant:\n%s", q, g, w)
+		}
+		if ex := p.Explain(); !strings.Contains(ex, "probe rows skipped by the top's bound") {
+			t.Errorf("%s: the join skipped no probe row:\n%s", q, ex)
+		}
+	}
+}
