@@ -279,3 +279,63 @@ func TestJSONLTypingSkipsStringsAsClassingEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestPathRawMatchesGetBytes checks the nested-path read of a JSON-lines scan (pathRaw, then kindOfRaw and
+// appendRaw on the value's own bytes) against reading the path with gjson.GetBytes (kindOf and appendJSON),
+// for random member values with nested objects, arrays, whitespace, escaped keys and paths that match nothing
+// or compute their result, into every column type, viewing and copying.
+func TestPathRawMatchesGetBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 5))
+	paths := []string{"a", "b", "a.b", "a.b.c", "x", "1", "a.1", "#", "a.#", "a|b", "a*", `k\.y`, "c.d"}
+	member := func() string {
+		keys := []string{`"a"`, `"b"`, `"c"`, `"k.y"`, `"\u0061"`, `"d"`}
+		var sb strings.Builder
+		sb.WriteString("{")
+		for i := range rng.IntN(4) {
+			if i > 0 {
+				sb.WriteString(" ,")
+			}
+			sb.WriteString(keys[rng.IntN(len(keys))] + " : ")
+			switch rng.IntN(4) {
+			case 0:
+				sb.WriteString(`{"b": ` + randomRaw(rng) + `, "d":{"c":` + randomRaw(rng) + `}}`)
+			case 1:
+				sb.WriteString("[" + randomRaw(rng) + ", " + randomRaw(rng) + "]")
+			default:
+				sb.WriteString(randomRaw(rng))
+			}
+		}
+		sb.WriteString(" }")
+		return sb.String()
+	}
+	fast := 0
+	for range 10000 {
+		val := []byte(member())
+		if rng.IntN(5) == 0 {
+			val = []byte("[" + randomRaw(rng) + "," + string(val) + "]")
+		}
+		path := paths[rng.IntN(len(paths))]
+		raw, ok := pathRaw(val, path)
+		if !ok {
+			continue
+		}
+		fast++
+		got := gjson.GetBytes(val, path)
+		if k, want := kindOfRaw(raw), kindOf(got); k != want {
+			t.Fatalf("%s at %q: kind %v from the raw bytes %s, %v through gjson", val, path, k, raw, want)
+		}
+		for _, typ := range columnTypes {
+			for _, held := range []bool{true, false} {
+				f, g := column.NewVector(typ, 0), column.NewVector(typ, 0)
+				appendRaw(f, raw, held)
+				appendJSON(g, got)
+				if dumpVector(f) != dumpVector(g) {
+					t.Fatalf("%s at %q into %v, held %t: raw %s gives %s, gjson %s", val, path, typ, held, raw, dumpVector(f), dumpVector(g))
+				}
+			}
+		}
+	}
+	if fast < 800 {
+		t.Fatalf("only %d of 10000 reads took the raw bytes: the test checks too little", fast)
+	}
+}

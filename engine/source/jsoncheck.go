@@ -1,7 +1,8 @@
 package source
 
 import (
-	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 
 	"github.com/tidwall/gjson"
@@ -21,6 +22,9 @@ func checkJSON(data []byte) (ok bool, big string) {
 type jsonChecker struct {
 	data []byte
 	big  string
+	// escaped is set by str when the string it read holds a backslash, so a caller that needs the string
+	// unescaped knows without looking again; str never clears it.
+	escaped bool
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
@@ -137,6 +141,7 @@ func (c *jsonChecker) array(i int) (int, bool) {
 func (c *jsonChecker) str(i int) (int, bool) {
 	d := c.data
 	for {
+		i = plainRun(d, i)
 		for i < len(d) && !strStop[d[i]] {
 			i++
 		}
@@ -146,6 +151,7 @@ func (c *jsonChecker) str(i int) (int, bool) {
 		if d[i] == '"' {
 			return i + 1, true
 		}
+		c.escaped = true
 		i++ // past the backslash
 		if i == len(d) {
 			return i, false
@@ -164,6 +170,29 @@ func (c *jsonChecker) str(i int) (int, bool) {
 		}
 		i++
 	}
+}
+
+// plainRun returns the offset of the first byte at or after i that may be a strStop byte, looking at eight
+// bytes at a time while eight remain (the bytes after it are left to the caller's byte loop). Each test flags a
+// byte's top bit: x^q has a zero byte where x holds a quote, and a zero or a byte below 0x20 shows as a borrow
+// out of its subtraction with the top bit clear in x. A borrow may also flag bytes above a true one, never
+// below it, so the lowest flagged byte is exactly the first stop.
+func plainRun(d []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for i+8 <= len(d) {
+		x := binary.LittleEndian.Uint64(d[i:])
+		q := x ^ ('"' * ones)
+		b := x ^ ('\\' * ones)
+		stop := ((q - ones) &^ q) | ((b - ones) &^ b) | ((x - ' '*ones) &^ x)
+		if stop &= highs; stop != 0 {
+			return i + bits.TrailingZeros64(stop)/8
+		}
+		i += 8
+	}
+	return i
 }
 
 // strStop marks the bytes that end a run of plain string contents: the quote, the backslash and the control
@@ -204,7 +233,8 @@ func (c *jsonChecker) number(start int) (int, bool) {
 			i++
 		}
 	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+	exp := i < len(d) && (d[i] == 'e' || d[i] == 'E')
+	if exp {
 		i++
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
@@ -216,7 +246,8 @@ func (c *jsonChecker) number(start int) (int, bool) {
 			i++
 		}
 	}
-	if c.big == "" && magnitude(d[start:i]) >= maxFiniteMagnitude {
+	// Without an exponent a number's magnitude is at most its length, so only a long one needs measuring.
+	if c.big == "" && (exp || i-start >= maxFiniteMagnitude) && magnitude(d[start:i]) >= maxFiniteMagnitude {
 		if _, err := strconv.ParseFloat(string(d[start:i]), 64); err != nil {
 			c.big = string(d[start:i])
 		}
@@ -244,12 +275,13 @@ func checkMembers(line []byte, fn func(key, val []byte) bool) (ok bool, big stri
 		if i == len(d) || d[i] != '"' {
 			return false, c.big
 		}
+		c.escaped = false
 		end, ok := c.str(i + 1)
 		if !ok {
 			return false, c.big
 		}
 		key := d[i+1 : end-1]
-		if calling && bytes.IndexByte(key, '\\') >= 0 {
+		if calling && c.escaped {
 			key = []byte(gjson.ParseBytes(d[i:end]).Str)
 		}
 		if i = c.skip(end); i == len(d) || d[i] != ':' {

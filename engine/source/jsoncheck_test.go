@@ -189,3 +189,34 @@ func TestCheckMembersMatchesTwoWalks(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRunStopsAtTheFirstStop checks the eight-bytes-at-a-time scan of a string's plain contents against
+// the byte loop: from any start, it must pass no quote, backslash or control byte, and stop either at the first
+// one or where fewer than eight bytes remain. The bytes are drawn so that stops sit at every position of a word,
+// next to bytes just above and below the control range and to UTF-8 bytes.
+func TestPlainRunStopsAtTheFirstStop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	alphabet := []byte{'"', '\\', 0, 0x1f, ' ', '!', '#', '[', ']', 'a', 0x7f, 0x80, 0xc3, 0xdf, 0xff}
+	for range 20000 {
+		d := make([]byte, rng.IntN(40))
+		for j := range d {
+			if rng.IntN(6) == 0 {
+				d[j] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				d[j] = byte(' ' + rng.IntN(0x5f))
+				if d[j] == '"' || d[j] == '\\' {
+					d[j] = 'x'
+				}
+			}
+		}
+		i := rng.IntN(len(d) + 1)
+		got := plainRun(d, i)
+		first := i
+		for first < len(d) && !strStop[d[first]] {
+			first++
+		}
+		if got > first || (got < first && len(d)-got >= 8) {
+			t.Fatalf("plainRun(%q, %d) = %d; the first stop is at %d", d, i, got, first)
+		}
+	}
+}

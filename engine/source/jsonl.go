@@ -391,7 +391,11 @@ func (t *pathTyper) line(line []byte) {
 		if e >= 0 && !t.seen[e] {
 			t.seen[e] = true
 			for _, m := range t.plan.reads[e] {
-				t.kinds[m.col] |= kindOf(gjson.GetBytes(val, m.path))
+				if raw, ok := pathRaw(val, m.path); ok {
+					t.kinds[m.col] |= kindOfRaw(raw)
+				} else {
+					t.kinds[m.col] |= kindOf(gjson.GetBytes(val, m.path))
+				}
 			}
 		}
 		return true
@@ -530,6 +534,14 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 					}
 					appendRaw(v, val, held)
 				default:
+					if raw, ok := pathRaw(val, m.path); ok {
+						if check != nil && !check.fits(m.col, kindOfRaw(raw)) {
+							bad = check.retype(r, cols[m.col], kindOfRaw(raw))
+							return false
+						}
+						appendRaw(v, raw, held)
+						break
+					}
 					got := gjson.GetBytes(val, m.path)
 					if check != nil && !check.fits(m.col, kindOf(got)) {
 						bad = check.retype(r, cols[m.col], kindOf(got))
@@ -572,6 +584,18 @@ func (c *scanCheck) fits(col int, k kinds) bool {
 
 func (c *scanCheck) retype(row int, f column.Field, k kinds) *RetypeError {
 	return &RetypeError{Line: row, Column: f.Name, Type: f.Type, Value: kindName(k)}
+}
+
+// pathRaw finds the value at a nested path inside a member's raw value val, as gjson reads it, and returns
+// that value's own bytes within val, so that appendRaw reads it without the copies gjson.GetBytes makes. ok is
+// false when gjson does not say where the value lies (a path that computes its result, or one that matched
+// nothing): the caller then reads the path with gjson.GetBytes.
+func pathRaw(val []byte, path string) (raw []byte, ok bool) {
+	got := gjson.Get(view(val), path)
+	if got.Index <= 0 || got.Raw == "" || got.Index+len(got.Raw) > len(val) {
+		return nil, false
+	}
+	return val[got.Index : got.Index+len(got.Raw)], true
 }
 
 // appendRaw is appendJSON for a value's raw text: the common cases straight from the bytes (null; a number
