@@ -171,6 +171,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return fail("--sample %q: %v", o.sample, err)
 	}
+	maxStream, err := parseBytes(o.maxStream)
+	if err != nil {
+		return fail("--max-stream %q: %v", o.maxStream, err)
+	}
 	// Reading counts against the query's budget while it lasts: the chunks in flight, never more than --mem.
 	readBudget := memory.NewBudget(mem)
 	// A stream given as a source (a pipe, /dev/stdin) is copied to a temporary file beside the spills.
@@ -187,7 +191,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if _, dup := sources[name]; dup {
 			return fail("--source %s: defined twice", name)
 		}
-		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget, SampleBytes: sample, SpoolDir: spoolDir})
+		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget, SampleBytes: sample, SpoolDir: spoolDir, MaxStreamBytes: maxStream})
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -277,20 +281,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 type options struct {
-	sources  sourceFlags
-	scenario string
-	seed     uint64
-	knobs    sourceFlags
-	profiles sourceFlags
-	trace    string
-	format   string
-	explain  bool
-	stats    string
-	mem      string
-	file     string
-	spillDir string
-	output   string
-	sample   string
+	sources   sourceFlags
+	scenario  string
+	seed      uint64
+	knobs     sourceFlags
+	profiles  sourceFlags
+	trace     string
+	format    string
+	explain   bool
+	stats     string
+	mem       string
+	file      string
+	spillDir  string
+	output    string
+	sample    string
+	maxStream string
 }
 
 func newFlags(cmd string, o *options) *flag.FlagSet {
@@ -304,6 +309,7 @@ func newFlags(cmd string, o *options) *flag.FlagSet {
 	fs.StringVar(&o.stats, "stats", "", "write the run's figures as JSON to `FILE`")
 	fs.StringVar(&o.mem, "mem", "", "memory budget in `BYTES` (suffixes K, M, G, KiB, MiB, GiB; default 4GiB)")
 	fs.StringVar(&o.sample, "sample", "", "type each --source file from its first `BYTES` (default 8MiB), or from every value with \"all\"")
+	fs.StringVar(&o.maxStream, "max-stream", "", "stop a --source that is a stream (a pipe, a FIFO) past `BYTES` (default 16GiB)")
 	fs.StringVar(&o.file, "f", "", "read the query from `FILE`")
 	fs.StringVar(&o.scenario, "scenario", "", "use the sources (and default query) of scenario `NAME` (see joinlab scenarios)")
 	fs.Uint64Var(&o.seed, "seed", 1, "the scenario's random `seed`")

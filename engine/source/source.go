@@ -78,7 +78,15 @@ type Options struct {
 	// SpoolDir is where OpenWith copies a stream it is given (a pipe, a FIFO), to read it as a file: the
 	// system's temporary folder when "".
 	SpoolDir string
+	// MaxStreamBytes is the most a stream may hold (DefaultMaxStreamBytes when 0): a stream has no size to
+	// look at beforehand, and one of records with no end would otherwise fill the disk it is copied to.
+	MaxStreamBytes int64
 }
+
+// DefaultMaxStreamBytes is the largest stream a source copies by default: well past any file this engine
+// joins in minutes, small enough that an endless producer (`yes '{"a":1}'`) stops with an error long before a
+// disk fills.
+const DefaultMaxStreamBytes = 16 << 30
 
 // Open reads a file as a source named name, as OpenWith does with no options.
 func Open(name, path string) (Source, error) { return OpenWith(name, path, Options{}) }

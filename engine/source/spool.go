@@ -1,9 +1,12 @@
 package source
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/joinlab/joinlab/engine/memory"
 )
 
 // place is where a file source reads its bytes: the file at path, or, for a stream (a pipe, a FIFO, standard
@@ -53,9 +56,13 @@ func (p place) length() int64 {
 // spool copies a stream into a temporary file in dir ("" for the system's), a chunk of whole records at a
 // time, so a record that never ends fails here as it would when read (with its position, within the budget
 // and MaxRecordBytes), and memory holds one chunk. The file is unlinked at once: its space comes back when the
-// process ends, however it ends. What bounds a stream of records with no end is then the disk, whose error
-// names the position it was reached at.
+// process ends, however it ends. A stream of whole records with no end stops at Options.MaxStreamBytes, or
+// when the disk is full, with the position it was reached at.
 func spool(r io.Reader, split boundary, o Options) (place, error) {
+	limit := o.MaxStreamBytes
+	if limit <= 0 {
+		limit = DefaultMaxStreamBytes
+	}
 	tmp, err := os.CreateTemp(o.SpoolDir, "joinlab-stream-*")
 	if err != nil {
 		return place{}, fmt.Errorf("a temporary file to hold the stream: %w", err)
@@ -71,6 +78,15 @@ func spool(r io.Reader, split boundary, o Options) (place, error) {
 		if err != nil {
 			tmp.Close()
 			return place{}, err
+		}
+		if size+int64(len(ch.data)) > limit {
+			// Name the line that holds the first byte past the limit.
+			within := ch.data[:limit-size]
+			line, at := ch.line+bytes.Count(within, []byte{'\n'}), ch.offset+int64(len(within))
+			c.release(ch)
+			tmp.Close()
+			return place{}, fmt.Errorf("line %d (byte %d): the stream goes on past %s, the most a stream source may hold (--max-stream)",
+				line, at, memory.Bytes(limit))
 		}
 		n, err := tmp.Write(ch.data)
 		c.release(ch)
