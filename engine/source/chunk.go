@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/joinlab/joinlab/engine/memory"
 )
@@ -32,9 +33,10 @@ const readHolder = "file reader"
 // chunk is a run of whole records: it starts at a record's first byte and ends after a record's last.
 type chunk struct {
 	data   []byte
-	line   int   // line number of data's first byte, from 1
-	offset int64 // byte offset of data in the file
-	held   int64 // bytes of the budget its buffer holds, given back by release
+	line   int    // line number of data's first byte, from 1
+	offset int64  // byte offset of data in the file
+	held   int64  // bytes of the budget its buffer holds, given back by release
+	buf    []byte // the whole buffer data lies in, for recycle
 }
 
 // boundary finds where a chunk may end: the length of the longest prefix of buf that ends at a record end, or
@@ -104,7 +106,18 @@ type chunker struct {
 	// then says whether the data went on.
 	stopAt int64
 	more   bool
+
+	// free holds buffers of parsed chunks given back by recycle, for the next chunks to read into: a chunk's
+	// buffer is then allocated (and zeroed, and collected) once per worker, not once per chunk.
+	freeMu sync.Mutex
+	free   [][]byte
 }
+
+// maxFreeBuffers bounds the buffers a chunker keeps for reuse. A kept buffer is out of the budget while it
+// waits (as a released one waited for the collector before), so this many chunks, at most twice the chunk size
+// each, are part of the reader's fixed overhead. A scan's reader takes a kept buffer back for each chunk it
+// reads, so the list rarely holds more than the few its workers just gave back.
+const maxFreeBuffers = 4
 
 func newChunker(r io.Reader, split boundary, size int, budget *memory.Budget) *chunker {
 	if size <= 0 {
@@ -172,6 +185,12 @@ func (c *chunker) grow(buf []byte, extra int) ([]byte, error) {
 		return nil, fmt.Errorf("line %d (byte %d): the record is longer than the %s read so far, and the memory "+
 			"budget has no room to read on: %w", c.line, c.offset, memory.Bytes(int64(len(buf))), err)
 	}
+	if len(buf) == 0 {
+		// The budget holds need; a kept buffer holds its whole capacity, when the budget has room for the rest.
+		if b := c.reuse(need); b != nil && c.reserve(int64(cap(b)-need)) == nil {
+			return b, nil
+		}
+	}
 	grown := make([]byte, len(buf), need)
 	copy(grown, buf)
 	c.unreserve(int64(cap(buf)))
@@ -181,7 +200,7 @@ func (c *chunker) grow(buf []byte, extra int) ([]byte, error) {
 // emit cuts buf after its first cut bytes, keeping the rest as the next chunk's start.
 func (c *chunker) emit(buf []byte, cut int) (chunk, error) {
 	// Every buffer's capacity is what it holds of the budget; the chunk takes over buf's.
-	out := chunk{data: buf[:cut:cut], line: c.line, offset: c.offset, held: int64(cap(buf))}
+	out := chunk{data: buf[:cut:cut], line: c.line, offset: c.offset, held: int64(cap(buf)), buf: buf}
 	c.split.reset()
 	c.line += bytes.Count(out.data, []byte{'\n'})
 	c.offset += int64(cut)
@@ -205,6 +224,30 @@ func (c *chunker) reserve(n int64) error {
 
 // release gives a parsed chunk's buffer back to the budget. It is safe to call from any goroutine.
 func (c *chunker) release(ch chunk) { c.unreserve(ch.held) }
+
+// recycle is release for a chunk nothing refers to any more (every value parsed from it was copied): its
+// buffer is kept to read a later chunk into. It is safe to call from any goroutine.
+func (c *chunker) recycle(ch chunk) {
+	c.release(ch)
+	c.freeMu.Lock()
+	if len(c.free) < maxFreeBuffers && cap(ch.buf) > 0 && cap(ch.buf) <= 2*c.size {
+		c.free = append(c.free, ch.buf[:0])
+	}
+	c.freeMu.Unlock()
+}
+
+// reuse returns a kept buffer with room for need bytes, empty, or nil when none has.
+func (c *chunker) reuse(need int) []byte {
+	c.freeMu.Lock()
+	defer c.freeMu.Unlock()
+	for i, b := range c.free {
+		if cap(b) >= need {
+			c.free = append(c.free[:i], c.free[i+1:]...)
+			return b
+		}
+	}
+	return nil
+}
 
 func (c *chunker) unreserve(n int64) {
 	if c.budget != nil && n > 0 {

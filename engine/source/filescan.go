@@ -85,7 +85,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			c := it.c
 			go func() {
 				b, err := it.parse(ch)
-				c.release(ch)
+				c.recycle(ch) // a scan's batches copy what they keep of a chunk
 				out <- parsed{b, err}
 			}()
 		}
