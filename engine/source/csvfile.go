@@ -19,6 +19,12 @@ import (
 // does a different row count).
 type csvFile struct {
 	name string
+	*csvTyping
+}
+
+// csvTyping is what every name of one CSV file shares (Rename): where its bytes lie and what typing them has
+// learned, so a TypeAll through one name serves them all.
+type csvTyping struct {
 	place
 	opts Options
 
@@ -32,7 +38,7 @@ var _ Sampled = (*csvFile)(nil)
 
 // openCSVFile checks and types a sample of a CSV file of size bytes without keeping its records.
 func openCSVFile(name string, at place, f io.Reader, o Options) (*csvFile, error) {
-	s := &csvFile{name: name, place: at, opts: o}
+	s := &csvFile{name: name, csvTyping: &csvTyping{place: at, opts: o}}
 	if err := s.typeFrom(f, at.length(), sampleStop(o)); err != nil {
 		return nil, err
 	}
@@ -41,7 +47,7 @@ func openCSVFile(name string, at place, f io.Reader, o Options) (*csvFile, error
 
 // typeFrom checks and types the records of f, a file of size bytes, up to the first record end at or past
 // byte stop (0: all of them). The caller holds s.mu or owns s.
-func (s *csvFile) typeFrom(f io.Reader, size, stop int64) error {
+func (s *csvTyping) typeFrom(f io.Reader, size, stop int64) error {
 	c := newChunker(f, &csvEnd{}, s.opts.ChunkBytes, s.opts.Budget)
 	c.stopAt = stop
 	ch, err := c.next()

@@ -76,7 +76,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			if err != nil {
 				it.stop()
 				if !errors.Is(err, io.EOF) {
-					it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.at.path, err)
+					it.readErr = fmt.Errorf("%s: %w", it.at.describe(it.name), err)
 				}
 				break
 			}
@@ -94,7 +94,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 				return nil, it.readErr
 			}
 			if it.rows >= 0 && it.seen != it.rows {
-				return nil, fmt.Errorf("source %s: %s: %d rows when opened, %d now: the file changed", it.name, it.at.path, it.rows, it.seen)
+				return nil, fmt.Errorf("%s: %d rows when opened, %d now: the file changed", it.at.describe(it.name), it.rows, it.seen)
 			}
 			return nil, nil
 		}
@@ -109,7 +109,7 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 		if r.err != nil {
 			it.pending = nil // their answers go to buffered channels nobody reads
 			it.stop()
-			it.readErr = fmt.Errorf("source %s: %s: %w", it.name, it.at.path, r.err)
+			it.readErr = fmt.Errorf("%s: %w", it.at.describe(it.name), r.err)
 			return nil, it.readErr
 		}
 		for _, b := range r.batches {

@@ -25,6 +25,12 @@ import (
 // matches.
 type jsonlFile struct {
 	name string
+	*jsonlTyping
+}
+
+// jsonlTyping is what every name of one JSON-lines file shares (Rename): where its bytes lie and what typing
+// them has learned, so a TypeAll through one name serves them all.
+type jsonlTyping struct {
 	place
 	opts Options
 
@@ -40,7 +46,7 @@ var _ Sampled = (*jsonlFile)(nil)
 
 // openJSONLFile validates and types a sample of a JSON-lines file of size bytes without keeping its lines.
 func openJSONLFile(name string, at place, f io.Reader, o Options) (*jsonlFile, error) {
-	s := &jsonlFile{name: name, place: at, opts: o, paths: map[string]kinds{}}
+	s := &jsonlFile{name: name, jsonlTyping: &jsonlTyping{place: at, opts: o, paths: map[string]kinds{}}}
 	if err := s.typeFrom(f, at.length(), sampleStop(o)); err != nil {
 		return nil, err
 	}
@@ -49,7 +55,7 @@ func openJSONLFile(name string, at place, f io.Reader, o Options) (*jsonlFile, e
 
 // typeFrom validates and types the lines of f, a file of size bytes, up to the first line end at or past byte
 // stop (0: all of them). The caller holds s.mu or owns s.
-func (s *jsonlFile) typeFrom(f io.Reader, size, stop int64) error {
+func (s *jsonlTyping) typeFrom(f io.Reader, size, stop int64) error {
 	c := newChunker(f, lineEnd{}, s.opts.ChunkBytes, s.opts.Budget)
 	c.stopAt = stop
 	parts, err := parseChunks(c, workers(s.opts), func(ch chunk) (jsonlPart, error) { return parseJSONLLines(ch, false) })

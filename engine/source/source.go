@@ -118,9 +118,30 @@ func OpenWith(name, path string, o Options) (Source, error) {
 		held.path = path
 		at = held
 	}
+	s, err := openPlace(name, format, at, o)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
+	}
+	return s, nil
+}
+
+// Rename gives a source OpenWith or OpenHeld made under another name, sharing its data and its typing (a
+// TypeAll through one name serves every name); any other source comes back as it is, with ok false.
+func Rename(s Source, name string) (_ Source, ok bool) {
+	switch f := s.(type) {
+	case *jsonlFile:
+		return &jsonlFile{name: name, jsonlTyping: f.jsonlTyping}, true
+	case *csvFile:
+		return &csvFile{name: name, csvTyping: f.csvTyping}, true
+	}
+	return s, false
+}
+
+// openPlace types the data at at (from a sample, as o says) as a source of format.
+func openPlace(name string, format Format, at place, o Options) (Source, error) {
 	r, err := at.open()
 	if err != nil {
-		return nil, fmt.Errorf("source %s: %w", name, err)
+		return nil, err
 	}
 	defer r.Close()
 	var s Source
@@ -135,10 +156,7 @@ func OpenWith(name, path string, o Options) (Source, error) {
 			s = cf
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("source %s: %s: %w", name, path, err)
-	}
-	return s, nil
+	return s, err
 }
 
 // Read parses a stream of the given format a chunk at a time: the reader splits it at record ends (JSON lines

@@ -9,13 +9,22 @@ import (
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
-// place is where a file source reads its bytes: the file at path, or, for a stream (a pipe, a FIFO, standard
+// place is where a file source reads its bytes: the file at path; for a stream (a pipe, a FIFO, standard
 // input), the temporary file the stream was copied into when opened (spool), which every scan then reads as
-// it would a file. Either way the data is on disk, never held in memory.
+// it would a file; or the bytes a caller holds (OpenBytes: the browser's own tables, which have no disk).
 type place struct {
-	path string   // as given, for messages (a stream's too: /dev/stdin)
-	held *os.File // the unlinked copy of a stream, or nil for a regular file
-	size int64    // of the copy
+	path string      // as given, for messages (a stream's too: /dev/stdin); "" for held bytes
+	held io.ReaderAt // the unlinked copy of a stream or the held bytes, or nil for a regular file
+	size int64       // of what held holds
+}
+
+// describe names the data in an error of source: "source Users: users.jsonl", or "source Users" for bytes
+// with no file behind them.
+func (p place) describe(source string) string {
+	if p.path == "" {
+		return "source " + source
+	}
+	return "source " + source + ": " + p.path
 }
 
 // open starts a read of the data from its first byte; several may run at once.
@@ -35,7 +44,7 @@ func (p place) readWhole(source string, read func(r io.Reader, size int64) error
 	}
 	defer f.Close()
 	if err := read(f, p.length()); err != nil {
-		return fmt.Errorf("source %s: %s: %w", source, p.path, err)
+		return fmt.Errorf("%s: %w", p.describe(source), err)
 	}
 	return nil
 }

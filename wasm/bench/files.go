@@ -12,9 +12,9 @@ import (
 )
 
 // The own-data mode of the benchmark (issue 21): the users and events files of internal/filebench, fetched by
-// the page as bytes, parsed here by the engine's chunked reader (source.Read, the reader the playground's own
-// tables go through) and joined with the file benchmark's KQL, while DuckDB-WASM reads the same bytes with
-// the same queries' SQL.
+// the page as bytes, held and typed here as the playground's own tables are (source.ReadHeld and OpenHeld: a
+// sample types them, each query scans the columns it reads) and joined with the file benchmark's KQL, while
+// DuckDB-WASM reads the same bytes with the same queries' SQL.
 
 // FileQuery is one query of internal/filebench as the page runs it: the files it reads, by the names the page
 // serves and registers them under, and its KQL and SQL.
@@ -53,15 +53,19 @@ func FileQueries() []FileQuery {
 	return out
 }
 
-// LoadFile parses r, in format "jsonl" or "csv", into a source named name, and returns it with the time the
-// parse took.
+// LoadFile reads r, in format "jsonl" or "csv", into a source named name as the playground loads a table, and
+// returns it with the time the load took.
 func LoadFile(name, format string, r io.Reader) (source.Source, time.Duration, error) {
 	f, err := source.FormatOf("x." + format)
 	if err != nil {
 		return nil, 0, fmt.Errorf("bench: load %s: %w", name, err)
 	}
 	start := time.Now()
-	s, err := source.Read(name, f, r, source.Options{})
+	held, err := source.ReadHeld(r)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bench: load %s: %w", name, err)
+	}
+	s, err := source.OpenHeld(name, f, held, source.Options{})
 	if err != nil {
 		return nil, 0, fmt.Errorf("bench: load %s: %w", name, err)
 	}

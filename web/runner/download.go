@@ -74,7 +74,7 @@ func (t *Tables) Download(ctx context.Context, run *protocol.Run, f string, w io
 		return err
 	}
 	if _, err := p.Run(ctx, fw.Write); err != nil {
-		return err
+		return typedAfterRows(ctx, sources, err)
 	}
 	if err := fw.Close(); err != nil {
 		return err

@@ -244,7 +244,7 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 			VirtualFirstRow: st.VirtualFirstRow, VirtualTotal: st.VirtualTotal}
 	}
 	if err != nil {
-		return err
+		return typedAfterRows(ctx, sources, err)
 	}
 	s.flush()
 	s.stats.WallMillis = float64(s.since().Microseconds()) / 1000

@@ -108,23 +108,38 @@ func (t *Tables) Load(ctx context.Context, id int, format string, open Opener, p
 	return sum, nil
 }
 
-// parseOwn reads a table's bytes through the engine's chunked reader, straight into the source: the text is
-// copied once, into the chunks the source keeps (source.Read), and never into a string.
-// room is how many bytes the other tables leave of MaxOwnBytes.
+// parseOwn reads a table's bytes into the engine, once, and types them from a sample as the command types a
+// file (source.OpenHeld): each query then scans the text where it lies, parsing only the columns it reads. A
+// value past the sample that its type cannot hold makes the query type the table from every value, and run
+// again (engine/query). room is how many bytes the other tables leave of MaxOwnBytes.
 func parseOwn(ctx context.Context, f source.Format, open Opener, progress func(int64), room int64) (source.Source, *protocol.Summary, error) {
 	r, err := open()
 	if err != nil {
 		return nil, nil, err
 	}
 	cr := &countingReader{ctx: ctx, r: r, progress: progress, room: room}
-	src, err := source.Read("table", f, cr, source.Options{})
+	held, err := source.ReadHeld(cr)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := source.OpenHeld(ownName, f, held, ownOptions)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
+		// The page shows the error beside its table: the line, without the internal name.
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner
+		}
 		return nil, nil, err
 	}
 	sum := &protocol.Summary{Rows: int64(src.Rows()), Bytes: cr.n, Columns: []protocol.Column{}}
+	if s, ok := src.(source.Sampled); ok && s.Sampled() {
+		sum.RowsEstimated = true
+	}
 	for _, c := range src.Schema(nil) {
 		if !c.Hidden {
 			sum.Columns = append(sum.Columns, protocol.Column{Name: c.Name, Type: c.Type.String()})
@@ -135,6 +150,14 @@ func parseOwn(ctx context.Context, f source.Format, open Opener, progress func(i
 	}
 	return src, sum, nil
 }
+
+// ownOptions are how a table is read: its first source.DefaultSampleBytes type it, as the command's files. A
+// variable so that tests can lower the sample.
+var ownOptions source.Options
+
+// ownName is the name a table is typed under when loaded; each run names it as the page does then
+// (source.Rename), so renaming a table parses nothing again.
+const ownName = "table"
 
 // countingReader counts the bytes read for progress, keeps the first protocol.MaxInlineBytes of them (a
 // small table's text goes back to the page for share links) and stops when ctx is done.
@@ -201,17 +224,47 @@ func (t *Tables) source(ctx context.Context, id int, name string) (source.Source
 	if tab.err != nil {
 		return nil, fmt.Errorf("source %s: %w", name, tab.err)
 	}
-	return &renamed{Source: tab.src, name: name}, nil
+	src, ok := source.Rename(tab.src, name)
+	if !ok {
+		return nil, fmt.Errorf("source %s: the table cannot be named (a %T)", name, tab.src)
+	}
+	return src, nil
 }
 
-// renamed is a loaded table under the name the page gives it now: the user may rename a table without the
-// engine parsing it again.
-type renamed struct {
-	source.Source
-	name string
+// Sampled and TypeAll let a run type a counted table from every value when a scan meets a value its sample's
+// types cannot hold (engine/query), as it would the table itself; a source that is not typed from a sample
+// reports false, and has nothing to type.
+func (c *countingSource) Sampled() bool {
+	s, ok := c.Source.(source.Sampled)
+	return ok && s.Sampled()
 }
 
-func (r *renamed) Name() string { return r.name }
+func (c *countingSource) TypeAll(ctx context.Context) error {
+	if s, ok := c.Source.(source.Sampled); ok {
+		return s.TypeAll(ctx)
+	}
+	return nil
+}
+
+var _ source.Sampled = (*countingSource)(nil)
+
+// typedAfterRows adds to a run's error, when a table's sampled types failed it after rows had gone to the
+// page (engine/query cannot take them back), that the table is now typed from every value, so the same query
+// run again gives the whole answer. Any other error comes back as it is.
+func typedAfterRows(ctx context.Context, sources map[string]source.Source, err error) error {
+	var re *source.RetypeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	s, ok := sources[re.Source].(source.Sampled)
+	if !ok || !s.Sampled() {
+		return err
+	}
+	if terr := s.TypeAll(ctx); terr != nil {
+		return fmt.Errorf("%w; typing table %s from every value failed too: %w", err, re.Source, terr)
+	}
+	return fmt.Errorf("%w. Table %s is now typed from every value: run the query again for the whole answer", err, re.Source)
+}
 
 // errLine reads the line number the source's errors start with ("line 3: malformed JSON").
 var errLine = regexp.MustCompile(`^line (\d+)\b`)

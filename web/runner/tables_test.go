@@ -3,11 +3,13 @@ package runner
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
@@ -141,4 +143,59 @@ func TestTablesStayWithinMaxOwnBytes(t *testing.T) {
 		!strings.Contains(err.Error(), "the table would pass, with the 64 B") {
 		t.Errorf("a second table: %v", err)
 	}
+}
+
+// TestTablesTypedFromASample loads tables typed from a small sample, whose later lines hold values the sample's
+// types cannot: a run whose first scan meets one before any row went to the page types the table from every
+// value and answers in full; one that had already sent rows fails saying so, and the same run again answers
+// in full, as the whole text typed first would.
+func TestTablesTypedFromASample(t *testing.T) {
+	defer func(old source.Options) { ownOptions = old }(ownOptions)
+	ownOptions = source.Options{SampleBytes: 256, ChunkBytes: 256}
+	var users, events strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&users, `{"id": %d, "age": %d}`+"\n", i, 20+i%50)
+	}
+	users.WriteString(`{"id": 400, "age": 70.5}` + "\n") // a real in a long column, past the sample
+	for i := range 3000 {
+		fmt.Fprintf(&events, "%d,%d\n", i%401, i)
+	}
+	events.WriteString("400,late\n") // a string in a long column, past the sample
+	tabs := NewTables()
+	ctx := t.Context()
+	sum, err := tabs.Load(ctx, 1, "jsonl", textOpener(users.String()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.RowsEstimated || sum.Rows < 300 || sum.Rows > 500 {
+		t.Errorf("users: %d rows, estimated %t: want an estimate near 401", sum.Rows, sum.RowsEstimated)
+	}
+	if _, err := tabs.Load(ctx, 2, "csv", textOpener("user,n\n"+events.String()), nil); err != nil {
+		t.Fatal(err)
+	}
+	// The users are the build side, read whole before any row: typed again at once, the answer whole.
+	sumAge := &protocol.Run{Query: "@Users | summarize s = sum(age), n = count()",
+		Sources: map[string]protocol.Input{"Users": {Table: 1}}}
+	msgs := streamTables(t, tabs, sumAge)
+	if m := last(msgs); m.Type != protocol.MessageDone || m.Stats.RowsOut != 1 {
+		t.Fatalf("summarize over the users: %+v", m)
+	}
+	// The events stream to the page a batch at a time: the late value comes after rows went out.
+	scan := &protocol.Run{Query: "@Events | project user, n",
+		Sources: map[string]protocol.Input{"Events": {Table: 2}}}
+	m := last(streamTables(t, tabs, scan))
+	if m.Type != protocol.MessageError || !strings.Contains(m.Error.Message, "Table Events is now typed from every value: run the query again") {
+		t.Fatalf("a scan whose late value came after rows: %+v", m.Error)
+	}
+	m = last(streamTables(t, tabs, scan))
+	if m.Type != protocol.MessageDone || m.Stats.RowsOut != 3001 {
+		t.Fatalf("the same scan again: %+v %+v", m.Stats, m.Error)
+	}
+}
+
+// streamTables runs r over tabs as the page's runs stream, and returns its messages.
+func streamTables(t *testing.T, tabs *Tables, r *protocol.Run) []protocol.Message {
+	var msgs []protocol.Message
+	tabs.Stream(t.Context(), 1, r, func(m protocol.Message) { msgs = append(msgs, m) }, nil)
+	return msgs
 }

@@ -131,8 +131,13 @@ func (c *Root) TableSummary(t Table) string {
 		}
 		cols = append(cols, col.Name+" "+col.Type)
 	}
-	return fmt.Sprintf("%s · %s: %s · parsed in %s", plural(sum.Rows, "row"), plural(int64(len(sum.Columns)), "column"),
-		strings.Join(cols, ", "), fmtDuration(time.Duration(sum.ParseMillis*float64(time.Millisecond))))
+	rows, typed := plural(sum.Rows, "row"), "parsed"
+	if sum.RowsEstimated {
+		// Only the first bytes were read: a query scans the rest, checking every value against these types.
+		rows, typed = "about "+rows, "typed from its first MiBs"
+	}
+	return fmt.Sprintf("%s · %s: %s · %s in %s", rows, plural(int64(len(sum.Columns)), "column"),
+		strings.Join(cols, ", "), typed, fmtDuration(time.Duration(sum.ParseMillis*float64(time.Millisecond))))
 }
 
 // TableError is a table's parse error, led by its line.
@@ -376,10 +381,13 @@ func (c *Root) Fraction(t Table) string {
 }
 
 // SummaryRows and ParseMillis are a parsed table's row count and parse time as attributes ("" before), for
-// scripts and tests that read the page.
+// scripts and tests that read the page; an estimated count is led by "~".
 func (c *Root) SummaryRows(t Table) string {
 	if t.Summary == nil {
 		return ""
+	}
+	if t.Summary.RowsEstimated {
+		return "~" + strconv.FormatInt(t.Summary.Rows, 10)
 	}
 	return strconv.FormatInt(t.Summary.Rows, 10)
 }

@@ -205,9 +205,12 @@ type Message struct {
 
 // Summary is what a parsed table holds.
 type Summary struct {
-	Rows    int64    `json:"rows"`
-	Bytes   int64    `json:"bytes"`
-	Columns []Column `json:"columns"`
+	Rows int64 `json:"rows"`
+	// RowsEstimated says Rows is estimated from the table's first bytes, which typed it (the whole table is
+	// read by each query that scans it, not when loaded).
+	RowsEstimated bool     `json:"rows_estimated,omitempty"`
+	Bytes         int64    `json:"bytes"`
+	Columns       []Column `json:"columns"`
 	// Text is the table's text when it is at most MaxInlineBytes, else "".
 	Text string `json:"text,omitempty"`
 	// ParseMillis is how long the engine took to read and parse it.
