@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/internal/filebench"
@@ -65,6 +67,57 @@ func TestFileQueriesAsThePageRunsThem(t *testing.T) {
 			if _, err := findFileQuery(fileQueryKey(q)); err != nil {
 				t.Error(err)
 			}
+		})
+	}
+}
+
+// BenchmarkOwnData is the browser's own-data benchmark natively: each file query's two files loaded from bytes
+// as the page loads them (LoadFile) and joined, load and join reported apart in ms per run. With -cpu 1 it
+// stands for the page's one wasm thread: go test -run '^$' -bench BenchmarkOwnData -cpu 1 ./wasm/bench
+// (OWNDATA_USERS sets the users, 50,000 by default, five events each).
+func BenchmarkOwnData(b *testing.B) {
+	users := 50_000
+	if s := os.Getenv("OWNDATA_USERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			b.Fatalf("OWNDATA_USERS=%q: %v", s, err)
+		}
+		users = n
+	}
+	files, err := filebench.Write(b.TempDir(), users, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := map[string][2][]byte{}
+	for format, p := range map[string][2]string{"jsonl": {files.UsersJSONL, files.EventsJSONL}, "csv": {files.UsersCSV, files.EventsCSV}} {
+		var d [2][]byte
+		for i := range p {
+			if d[i], err = os.ReadFile(p[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		data[format] = d
+	}
+	for _, q := range FileQueries() {
+		b.Run(fileQueryKey(q), func(b *testing.B) {
+			var load, join time.Duration
+			for b.Loop() {
+				loaded := map[string]source.Source{}
+				for i, name := range []string{"Users", "Events"} {
+					s, took, err := LoadFile(name, q.Format, bytes.NewReader(data[q.Format][i]))
+					if err != nil {
+						b.Fatal(err)
+					}
+					loaded[name], load = s, load+took
+				}
+				_, took, err := RunFileQuery(context.Background(), q, loaded)
+				if err != nil {
+					b.Fatal(err)
+				}
+				join += took
+			}
+			b.ReportMetric(float64(load.Milliseconds())/float64(b.N), "load-ms/op")
+			b.ReportMetric(float64(join.Milliseconds())/float64(b.N), "join-ms/op")
 		})
 	}
 }
