@@ -196,7 +196,9 @@ func readTypedCSV(r *csvRecords, ch chunk, fields int, how csvRead, p csvPart) (
 	for _, c := range only {
 		p.cols[c] = column.NewVector(how.types[c], 0)
 	}
-	r.reuse = true
+	// The fields view the chunk while they are parsed, so no line is copied; a value kept as text (a string or
+	// dynamic column) is copied alone, unless the chunk outlives the table's columns (how.view).
+	r.reuse, r.view = true, true
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -206,7 +208,11 @@ func readTypedCSV(r *csvRecords, ch chunk, fields int, how csvRead, p csvPart) (
 			return p, csvError(err, ch.line)
 		}
 		for _, c := range only {
-			if !appendTypedCSV(p.cols[c], rec[c]) {
+			f := rec[c]
+			if t := how.types[c]; !how.view && (t == column.String || t == column.Dynamic) {
+				f = strings.Clone(f)
+			}
+			if !appendTypedCSV(p.cols[c], f) {
 				line, _ := r.FieldPos(c)
 				k, _ := textKind(rec[c], false)
 				return p, &RetypeError{Line: ch.line - 1 + line, Column: strconv.Itoa(c + 1), col: c, Type: how.types[c], Value: kindName(k)}
