@@ -212,6 +212,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return fail("--source %s: defined twice", name)
 		}
 		src, err := source.OpenWith(name, path, source.Options{Budget: readBudget, SampleBytes: sample, SpoolDir: spoolDir, MaxStreamBytes: maxStream})
+		var long *source.StreamTooLongError
+		if errors.As(err, &long) {
+			return fail("%v (--max-stream raises it)", err)
+		}
 		if err != nil {
 			return fail("%v", err)
 		}

@@ -11,7 +11,7 @@ import (
 
 // place is where a file source reads its bytes: the file at path; for a stream (a pipe, a FIFO, standard
 // input), the temporary file the stream was copied into when opened (spool), which every scan then reads as
-// it would a file; or the bytes a caller holds (OpenBytes: the browser's own tables, which have no disk).
+// it would a file; or the bytes a caller holds (OpenHeld: the browser's own tables, which have no disk).
 type place struct {
 	path string      // as given, for messages (a stream's too: /dev/stdin); "" for held bytes
 	held io.ReaderAt // the unlinked copy of a stream or the held bytes, or nil for a regular file
@@ -62,6 +62,18 @@ func (p place) length() int64 {
 	return st.Size()
 }
 
+// StreamTooLongError is a stream source that went on past Options.MaxStreamBytes: Line and Offset are where
+// the first byte past Limit is.
+type StreamTooLongError struct {
+	Line   int
+	Offset int64
+	Limit  int64
+}
+
+func (e *StreamTooLongError) Error() string {
+	return fmt.Sprintf("line %d (byte %d): the stream goes on past %s, the most a stream source may hold", e.Line, e.Offset, memory.Bytes(e.Limit))
+}
+
 // spool copies a stream into a temporary file in dir ("" for the system's), a chunk of whole records at a
 // time, so a record that never ends fails here as it would when read (with its position, within the budget
 // and MaxRecordBytes), and memory holds one chunk. The file is unlinked at once: its space comes back when the
@@ -94,8 +106,7 @@ func spool(r io.Reader, split boundary, o Options) (place, error) {
 			line, at := ch.line+bytes.Count(within, []byte{'\n'}), ch.offset+int64(len(within))
 			c.release(ch)
 			tmp.Close()
-			return place{}, fmt.Errorf("line %d (byte %d): the stream goes on past %s, the most a stream source may hold (--max-stream)",
-				line, at, memory.Bytes(limit))
+			return place{}, &StreamTooLongError{Line: line, Offset: at, Limit: limit}
 		}
 		n, err := tmp.Write(ch.data)
 		c.release(ch)
