@@ -7,7 +7,9 @@ import (
 	"github.com/joinlab/joinlab/engine/expr"
 )
 
-// Filter keeps the rows whose predicate is true; false and null both drop the row.
+// Filter keeps the rows whose predicate is true; false and null both drop the row. The predicate selects rows
+// (expr.Select: each conjunct of an `and` runs only at the rows the ones before kept), and the batch is copied
+// once, at the end, or passed on as it is when every row is kept.
 type Filter struct {
 	in   Operator
 	pred expr.Expr
@@ -23,25 +25,13 @@ func (f *Filter) Next(ctx context.Context) (*column.Batch, error) {
 		if b == nil || err != nil {
 			return nil, err
 		}
-		mask := f.pred.Eval(b)
-		idx := make([]int32, 0, b.N)
-		for i := 0; i < b.N; i++ {
-			if mask.Type != column.Bool { // a dynamic predicate, such as a nested path: only JSON true keeps
-				if t, ok := expr.Truth(mask.Value(i)); ok && t {
-					idx = append(idx, int32(i))
-				}
-				continue
-			}
-			if mask.Bools[i] && !mask.IsNull(i) {
-				idx = append(idx, int32(i))
-			}
-		}
-		switch len(idx) {
+		switch idx := expr.Select(f.pred, expr.BatchInput(b), nil); len(idx) {
 		case 0:
 			continue
 		case b.N:
 			return b, nil
+		default:
+			return b.Gather(idx), nil
 		}
-		return b.Gather(idx), nil
 	}
 }
