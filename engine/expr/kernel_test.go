@@ -321,8 +321,11 @@ func checkSelected(t *testing.T, src string, e Expr, want *column.Vector, b *col
 			keep = append(keep, r)
 		}
 	}
-	if fmt.Sprint(got) != fmt.Sprint(keep) && !(len(got) == 0 && len(keep) == 0) {
-		t.Fatalf("%s: Select over %d of %d rows kept %v, rows keep %v", src, n, b.N, got, keep)
+	for i := 0; i < max(len(got), len(keep)); i++ {
+		if i >= len(got) || i >= len(keep) || got[i] != keep[i] {
+			t.Fatalf("%s: Select over %d of %d rows kept %d rows, rows keep %d; they differ from the %d-th",
+				src, n, b.N, len(got), len(keep), i)
+		}
 	}
 }
 
