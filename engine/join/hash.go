@@ -85,6 +85,9 @@ type Hash struct {
 	topKey     exec.SortKey
 	topLimit   int64
 	topSkipped int64
+	// where, when set, is the where directly above the join, evaluated on each output batch's row pairs
+	// before their columns are copied (SetWhere, pairs.go).
+	where expr.Expr
 	// keys and handOver, when set, collect the build side's first key and receive them once the build side
 	// is read (see HandBuildKeysTo).
 	keys     *dynfilter.Collector
@@ -125,6 +128,12 @@ func NewHash(spec *Spec, left, right exec.Operator, buildLeft bool, budget *memo
 
 func (h *Hash) Schema() column.Schema { return h.spec.Schema }
 
+// SetWhere makes the join drop the output rows at which pred, compiled against the join's output schema, is
+// not true: the where above the join, evaluated on the row pairs before their columns are copied, so that only
+// the columns pred reads are gathered for the pairs it drops (pairs.go). The output is the where's over the
+// join's: every kind, null-extended rows included. Call before the first Next.
+func (h *Hash) SetWhere(pred expr.Expr) { h.where = pred }
+
 func (h *Hash) Next(ctx context.Context) (*column.Batch, error) {
 	for {
 		switch h.state {
@@ -135,12 +144,18 @@ func (h *Hash) Next(ctx context.Context) (*column.Batch, error) {
 			h.state = hashProbe
 		case hashProbe:
 			b, err := h.probeBatch(ctx)
+			if b != nil && b.N == 0 && b != aggregatedBatch {
+				continue // a where on the pairs kept none of them
+			}
 			if err != nil || b != nil {
 				return b, err
 			}
 			h.state = hashUnmatched
 		case hashUnmatched:
 			if b := h.endRows(); b != nil {
+				if b.N == 0 && b != aggregatedBatch {
+					continue
+				}
 				return b, nil
 			}
 			h.budget.Shrink(h.held)
@@ -634,34 +649,23 @@ func (h *Hash) endRows() *column.Batch {
 }
 
 // assemble builds an output batch from probe rows pidx of pb and build rows bidx (-1 null-extends a side).
-// With pb nil, the probe side's columns are all null.
+// With pb nil, the probe side's columns are all null. A where set by SetWhere is evaluated on the pairs first
+// (pairs.go), so the batch may have no rows; Next skips those.
 func (h *Hash) assemble(pb *column.Batch, pidx, bidx []int32) *column.Batch {
-	n := len(bidx)
+	p := &pairs{spec: h.spec, n: len(bidx)}
+	if h.buildLeft {
+		p.left, p.lidx, p.right, p.ridx = h.table.Batch(), bidx, pb, pidx
+	} else {
+		p.left, p.lidx, p.right, p.ridx = pb, pidx, h.table.Batch(), bidx
+	}
 	if h.agg != nil { // aggregate mode: fold the rows in instead of copying them out (see hash_aggregate.go)
+		if h.where != nil {
+			if sel := p.keep(h.where); sel != nil {
+				pidx, bidx = compact(pidx, sel), compact(bidx, sel)
+			}
+		}
 		h.agg.addRows(h, pb, pidx, bidx)
 		return aggregatedBatch
 	}
-	cols := make([]*column.Vector, len(h.spec.Schema))
-	place := func(out []int, fromProbe bool) {
-		for c, o := range out {
-			if o < 0 || !h.spec.Outputs(o) {
-				continue
-			}
-			switch {
-			case fromProbe && pb == nil:
-				cols[o] = column.NullVector(h.spec.Schema[o].Type, n)
-			case fromProbe:
-				if v := pb.Cols[c]; v != nil {
-					cols[o] = v.Gather(pidx)
-				}
-			default:
-				if v := h.table.Cols[c]; v != nil {
-					cols[o] = v.Gather(bidx)
-				}
-			}
-		}
-	}
-	place(h.spec.LeftOut, !h.buildLeft)
-	place(h.spec.RightOut, h.buildLeft)
-	return column.NewBatch(cols, n)
+	return p.assemble(h.where)
 }
