@@ -9,13 +9,18 @@ import (
 
 // Filter keeps the rows whose predicate is true; false and null both drop the row. The predicate selects rows
 // (expr.Select: each conjunct of an `and` runs only at the rows the ones before kept), and the batch is copied
-// once, at the end, or passed on as it is when every row is kept.
+// once, at the end — only its live columns (Keep) — or passed on as it is when every row is kept.
 type Filter struct {
 	in   Operator
 	pred expr.Expr
+	live []bool
 }
 
 func NewFilter(in Operator, pred expr.Expr) *Filter { return &Filter{in: in, pred: pred} }
+
+// Keep limits the columns a filtered batch copies to those live marks, the ones read above the filter; the
+// others (a column only the predicate reads) are left nil. Call before the first Next.
+func (f *Filter) Keep(live []bool) { f.live = live }
 
 func (f *Filter) Schema() column.Schema { return f.in.Schema() }
 
@@ -31,7 +36,18 @@ func (f *Filter) Next(ctx context.Context) (*column.Batch, error) {
 		case b.N:
 			return b, nil
 		default:
-			return b.Gather(idx), nil
+			return f.gather(b, idx), nil
 		}
 	}
+}
+
+// gather copies rows idx of b's live columns.
+func (f *Filter) gather(b *column.Batch, idx []int32) *column.Batch {
+	cols := make([]*column.Vector, len(b.Cols))
+	for i, c := range b.Cols {
+		if c != nil && (f.live == nil || f.live[i]) {
+			cols[i] = c.Gather(idx)
+		}
+	}
+	return column.NewBatch(cols, len(idx))
 }

@@ -114,7 +114,9 @@ func (n *whereNode) physical() string {
 	return "filter " + n.text
 }
 func (n *whereNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewFilter(c[0], n.pred), nil
+	f := exec.NewFilter(c[0], n.pred)
+	f.Keep(n.live)
+	return f, nil
 }
 
 // projectNode computes columns: project, project-away, extend, and the column list of distinct.
