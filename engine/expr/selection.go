@@ -81,27 +81,96 @@ func Select(e Expr, in Input, sel []int32) []int32 {
 		return []int32{}
 	}
 	if sel != nil && dense(len(sel), in.Len()) {
-		return truthAt(e.evalSel(in, nil), sel)
+		return trueAt(e.evalSel(in, nil), sel, in.Len())
 	}
 	v := e.evalSel(in, sel)
-	out := make([]int32, 0, n)
-	for k := 0; k < n; k++ {
-		if truth(v, k) {
-			out = append(out, at(sel, k))
+	if v.Type != column.Bool {
+		out := make([]int32, 0, n)
+		for k := 0; k < n; k++ {
+			if truth(v, k) {
+				out = append(out, at(sel, k))
+			}
 		}
+		return out
 	}
-	return out
+	return trueRows(v, sel, n)
 }
 
-// truthAt returns the rows of sel at which v, a value of every row, is true.
-func truthAt(v *column.Vector, sel []int32) []int32 {
-	out := make([]int32, 0, len(sel))
-	for _, r := range sel {
-		if truth(v, int(r)) {
-			out = append(out, r)
+// trueRows returns the rows of sel (every row when sel is nil) whose compact row in v, a bool vector of n
+// rows, is true and not null. The loop writes every row and advances past the true ones without a branch on
+// the value, which a filter's mixed outcomes would mispredict.
+func trueRows(v *column.Vector, sel []int32, n int) []int32 {
+	out := make([]int32, n+1)
+	j := 0
+	bs := v.Bools[:n]
+	if sel == nil {
+		for k, b := range bs {
+			out[j] = int32(k)
+			j += int(b2u(b))
+		}
+	} else {
+		sel = sel[:n]
+		for k, b := range bs {
+			out[j] = sel[k]
+			j += int(b2u(b))
 		}
 	}
-	return out
+	return dropNulls(out[:j], v, sel, n)
+}
+
+// trueAt returns the rows of sel at which v, a value of every one of n rows, is true.
+func trueAt(v *column.Vector, sel []int32, n int) []int32 {
+	if v.Type != column.Bool {
+		out := make([]int32, 0, len(sel))
+		for _, r := range sel {
+			if truth(v, int(r)) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	out := make([]int32, len(sel)+1)
+	j := 0
+	bs := v.Bools
+	for _, r := range sel {
+		out[j] = r
+		j += int(b2u(bs[r]))
+	}
+	return dropNulls(out[:j], v, nil, n)
+}
+
+// dropNulls removes from rows, kept for a true value, any whose value is null (a null row holds false by
+// column.Vector's invariant, so this only guards vectors that break it). pos maps rows back to v's compact
+// positions: v's row of input row r is r itself when pos is nil, else the k with pos[k] == r.
+func dropNulls(rows []int32, v *column.Vector, pos []int32, n int) []int32 {
+	nulls := nullWords(v, n)
+	if nulls == nil {
+		return rows
+	}
+	keep := rows[:0]
+	k := 0
+	for _, r := range rows {
+		i := int(r)
+		if pos != nil {
+			for pos[k] != r {
+				k++
+			}
+			i = k
+		}
+		if !nulls.Get(i) {
+			keep = append(keep, r)
+		}
+	}
+	return keep
+}
+
+// b2u is 1 for true, 0 for false; the compiler makes it a flag set, not a branch (on amd64 and arm64).
+func b2u(b bool) uint8 {
+	var u uint8
+	if b {
+		u = 1
+	}
+	return u
 }
 
 // truth reports whether row i of a predicate's value keeps its row.
