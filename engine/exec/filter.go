@@ -18,6 +18,37 @@ type Filter struct {
 
 func NewFilter(in Operator, pred expr.Expr) *Filter { return &Filter{in: in, pred: pred} }
 
+// Selector is an operator that can hand its consumer a batch with the rows it keeps listed, instead of a copy
+// of those rows: a filter over a batch it read. NextSelected returns the next batch and its live rows in
+// increasing order (nil: every row), or a nil batch at the end. The rows outside the selection are not part of
+// the stream — the consumer must not read them as input rows — and the batch may hold columns the consumer's
+// schema marks dead (a column only the filter read). Calls to Next and NextSelected are not mixed.
+type Selector interface {
+	Operator
+	NextSelected(ctx context.Context) (*column.Batch, []int32, error)
+}
+
+var _ Selector = (*Filter)(nil)
+
+// NextSelected is Next without the copy: the input batch and the rows the predicate keeps; a batch with no row
+// kept is skipped.
+func (f *Filter) NextSelected(ctx context.Context) (*column.Batch, []int32, error) {
+	for {
+		b, err := f.in.Next(ctx)
+		if b == nil || err != nil {
+			return nil, nil, err
+		}
+		switch idx := expr.Select(f.pred, expr.BatchInput(b), nil); len(idx) {
+		case 0:
+			continue
+		case b.N:
+			return b, nil, nil
+		default:
+			return b, idx, nil
+		}
+	}
+}
+
 // Keep limits the columns a filtered batch copies to those live marks, the ones read above the filter; the
 // others (a column only the predicate reads) are left nil. Call before the first Next.
 func (f *Filter) Keep(live []bool) { f.live = live }

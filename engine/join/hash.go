@@ -100,6 +100,10 @@ type Hash struct {
 	noRadix                     bool
 	radixBits                   uint
 	radixWindow, radixMinWindow int
+	// skip is unselected's buffer; noSelection, a test knob, makes the probe read a filter's copies (Next)
+	// instead of its selections.
+	skip        []bool
+	noSelection bool
 }
 
 type hashState int
@@ -360,31 +364,75 @@ func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
 	if h.radix != nil {
 		return h.nextRadix(ctx)
 	}
-	b, err := h.probe.Next(ctx)
+	b, sel, err := h.readProbe(ctx)
 	if err != nil || b == nil {
 		return false, err
 	}
 	_, pk := h.buildKeys()
 	h.pb, h.pkeys = b, keyColumns(b, pk, h.spec.KeyTypes)
-	h.lookupBatch()
+	h.lookupBatch(h.unselected(sel, b.N))
 	return true, nil
+}
+
+// readProbe reads the next probe batch. When the probe side is a filter (exec.Selector: a where below the
+// join, on the probe side), it takes the filter's batch uncopied with the rows the filter keeps, sel (nil:
+// every row); the join then marks the others dropped (unselected), so they are neither looked up nor output,
+// exactly as if the filter had copied the kept rows out. The batch is held a little longer than the copy
+// would be (its dropped rows too), which the radix window accounts for.
+func (h *Hash) readProbe(ctx context.Context) (*column.Batch, []int32, error) {
+	if f, ok := h.probe.(exec.Selector); ok && !h.noSelection {
+		return f.NextSelected(ctx)
+	}
+	b, err := h.probe.Next(ctx)
+	return b, nil, err
+}
+
+// unselected returns, for a batch of n rows whose live rows are sel, which rows are not live (true), in a
+// buffer reused from batch to batch; nil when sel is nil (every row live).
+func (h *Hash) unselected(sel []int32, n int) []bool {
+	if sel == nil {
+		return nil
+	}
+	h.skip = growTo(h.skip, n)
+	for i := range h.skip {
+		h.skip[i] = true
+	}
+	for _, r := range sel {
+		h.skip[r] = false
+	}
+	return h.skip
+}
+
+// dropUnselected marks the rows skip lists dropped in heads.
+func dropUnselected(heads []int32, skip []bool) {
+	for i, s := range skip {
+		if s {
+			heads[i] = dropped
+		}
+	}
 }
 
 // Marks in heads for probe rows that have no chain head. A head found is a build row, with chainMore set when
 // its chain has more rows (see hashtable.go).
 const (
 	noMatch = -1 // a null key, or a key the build side lacks
-	dropped = -2 // innerunique: a left row whose key an earlier left row had; inner: a row the top above cannot keep
+	// dropped is not a row of the join's input at all: innerunique's left row whose key an earlier left row
+	// had; inner: a row the top above cannot keep; any kind: a row the filter below did not select.
+	dropped = -2
 )
 
 // lookupBatch finds the chain head of every row of the current probe batch, before any row is joined. Doing
 // all the lookups in one tight loop lets the processor overlap their cache misses, which dominate a probe
 // against a table larger than the cache (measured on the int64 benchmark: about 15% faster than looking up
 // row by row inside the join loop).
-func (h *Hash) lookupBatch() {
+//
+// The rows skip marks (not selected by a filter below, see readProbe) are dropped: never looked up, never seen
+// by innerunique's dedupe, never output.
+func (h *Hash) lookupBatch(skip []bool) {
 	n := h.pb.N
 	h.heads = h.heads[:0]
 	if h.top != nil && h.top.Active() && h.markBelowTop() {
+		dropUnselected(h.heads, skip)
 		h.lookupKept()
 		return
 	}
@@ -401,6 +449,7 @@ func (h *Hash) lookupBatch() {
 				}
 			}
 		}
+		dropUnselected(h.heads, skip)
 		return
 	}
 	if h.ints == nil {
@@ -418,10 +467,15 @@ func (h *Hash) lookupBatch() {
 				}
 				h.heads = append(h.heads, h.strs.find(s))
 			}
+			dropUnselected(h.heads, skip)
 			return
 		}
 	}
 	for i := 0; i < n; i++ {
+		if skip != nil && skip[i] {
+			h.heads = append(h.heads, dropped)
+			continue
+		}
 		if hasNullKey(h.pkeys, i) {
 			h.heads = append(h.heads, noMatch)
 			continue
