@@ -14,7 +14,7 @@ import (
 // The kernels are tested against the row functions: random well-typed expressions over generated columns
 // (nulls, NaN, ±0, ±Inf, the int64 extremes, empty and non-ASCII strings) must give the same value, type and
 // nullness in every row, for every batch size, with the zero value in every null row; and the same again under
-// selections (none, empty, full, one row, sparse, dense), both as values (EvalSel) and, for predicates, as the
+// selections (none, empty, full, one row, sparse, dense), both as values (evalSel) and, for predicates, as the
 // rows a filter keeps (Select).
 
 var testSchema = column.Schema{
@@ -310,7 +310,7 @@ func checkSelected(t *testing.T, src string, e Expr, want *column.Vector, b *col
 	t.Helper()
 	in := BatchInput(b)
 	n := rows(in, sel)
-	checkAt(t, fmt.Sprintf("%s under %d selected of %d", src, n, b.N), EvalSel(e, in, sel), want, sel, n)
+	checkAt(t, fmt.Sprintf("%s under %d selected of %d", src, n, b.N), e.evalSel(in, sel), want, sel, n)
 	if e.Type() != column.Bool {
 		return
 	}

@@ -16,11 +16,12 @@ import (
 //     null for and, false or null for or), in value context as in a filter (short-circuit by vector);
 //   - Select, a filter's evaluation, returns the rows at which a predicate is true, so a filter's conjuncts
 //     each run at the rows the ones before kept, and the filter copies its batch once, at the end, or hands the
-//     selection itself to a consumer that takes one (a join's row pairs, engine/join's pair filter).
+//     selection itself to a consumer that takes one (exec.Selector: the hash join's probe); a where above a
+//     join selects among the join's row pairs before their columns are copied (engine/join's pairs.go).
 //
 // Evaluating at rows outside a selection never fails (kernels have no errors: an overflow or a division by
 // zero is a null), so a selection that keeps almost every row is evaluated over all of them instead, which
-// saves the gathers (see denseSelection).
+// saves the gathers (denseSelectionNum/Den).
 
 // Input is what an expression reads its columns from when it runs under a selection: a batch, or rows that
 // are not yet a batch, such as a join's row pairs whose columns are gathered only when read.
@@ -64,9 +65,6 @@ func rows(in Input, sel []int32) int {
 	}
 	return len(sel)
 }
-
-// EvalSel computes e at the rows of sel over in, compacted (see the package's selection comment).
-func EvalSel(e Expr, in Input, sel []int32) *column.Vector { return e.evalSel(in, sel) }
 
 // Select returns the rows of sel (every row when sel is nil) at which the predicate e is true, in increasing
 // order: false and null both drop a row, and a dynamic predicate keeps only a JSON true. A conjunction selects
