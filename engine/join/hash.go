@@ -39,6 +39,12 @@ import (
 // probe side. The window's batches and about 26 bytes a
 // row count against the budget; a window that does not fit is cut short, down to one batch, which the
 // streaming probe would hold too, so a query the budget runs streaming also runs partitioned.
+//
+// Late materialisation: the join loop produces row-id pairs and assemble copies out only the output columns
+// read above (Spec.Live); a where directly above the join (SetWhere) is evaluated on those pairs first, so its
+// own columns are gathered as it reads them and the others only for the pairs it keeps (pairs.go). A filter
+// below on the probe side is not copied either: the probe takes its batches with their selections and drops
+// the rows not selected (readProbe).
 type Hash struct {
 	spec      *Spec
 	buildLeft bool
