@@ -9,20 +9,14 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/spill"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
-// typedCol reads a column of any type, for sort keys over strings.
-type typedCol struct {
-	c int
-	t column.Type
-}
-
-func (c typedCol) Type() column.Type                   { return c.t }
-func (c typedCol) Eval(b *column.Batch) *column.Vector { return b.Cols[c.c] }
-func (c typedCol) Refs(dst []int) []int                { return append(dst, c.c) }
+// typedCol reads column c of type t, for sort keys over strings.
+func typedCol(c int, t column.Type) expr.Expr { return &expr.ColumnRef{Index: c, T: t} }
 
 // spillTable has a long key with ties and nulls, a string key with empty, long and null values, and the row
 // number, which shows whether ties keep input order.
@@ -80,7 +74,7 @@ func drainAll(ctx context.Context, op Operator) ([]string, error) {
 func TestSortSpills(t *testing.T) {
 	keySets := map[string][]SortKey{
 		"k asc nulls first": {{Expr: colExpr(0), Asc: true, NullsFirst: true}},
-		"s desc, k asc":     {{Expr: typedCol{2, column.String}, Asc: false}, {Expr: colExpr(0), Asc: true}},
+		"s desc, k asc":     {{Expr: typedCol(2, column.String), Asc: false}, {Expr: colExpr(0), Asc: true}},
 	}
 	tab := spillTable(5, 3000)
 	space := spill.NewSpace(spill.Memory)

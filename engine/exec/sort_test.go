@@ -7,15 +7,12 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
-// colExpr reads column c, the smallest expr.Expr a sort key needs.
-type colExpr int
-
-func (c colExpr) Type() column.Type                   { return column.Long }
-func (c colExpr) Eval(b *column.Batch) *column.Vector { return b.Cols[c] }
-func (c colExpr) Refs(dst []int) []int                { return append(dst, int(c)) }
+// colExpr reads long column c, the smallest expr.Expr a sort key needs.
+func colExpr(c int) expr.Expr { return &expr.ColumnRef{Index: c, T: column.Long} }
 
 // batches replays a table in batches of a fixed size.
 type batches struct {

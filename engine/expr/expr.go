@@ -25,6 +25,9 @@ type Expr interface {
 	Eval(b *column.Batch) *column.Vector
 	// Refs appends the indexes of the input columns the expression reads.
 	Refs(dst []int) []int
+	// evalSel computes the expression at the rows of sel over in, compacted: row k of the result is the
+	// value at row sel[k]; every row when sel is nil (selection.go).
+	evalSel(in Input, sel []int32) *column.Vector
 }
 
 // ColumnRef reads an input column as is.
@@ -36,6 +39,9 @@ type ColumnRef struct {
 func (c *ColumnRef) Type() column.Type                   { return c.T }
 func (c *ColumnRef) Eval(b *column.Batch) *column.Vector { return b.Cols[c.Index] }
 func (c *ColumnRef) Refs(dst []int) []int                { return append(dst, c.Index) }
+func (c *ColumnRef) evalSel(in Input, sel []int32) *column.Vector {
+	return in.Column(c.Index, sel)
+}
 
 // Const is a constant.
 type Const struct {
@@ -46,6 +52,9 @@ type Const struct {
 func (c *Const) Type() column.Type                   { return c.V.Type }
 func (c *Const) Eval(b *column.Batch) *column.Vector { return constVector(&c.cache, c.V, b.N) }
 func (c *Const) Refs(dst []int) []int                { return dst }
+func (c *Const) evalSel(in Input, sel []int32) *column.Vector {
+	return constVector(&c.cache, c.V, rows(in, sel))
+}
 
 // rowFunc computes its value row by row from its arguments' values.
 type rowFunc struct {
@@ -62,14 +71,17 @@ func (f *rowFunc) Refs(dst []int) []int {
 	return dst
 }
 
-func (f *rowFunc) Eval(b *column.Batch) *column.Vector {
+func (f *rowFunc) Eval(b *column.Batch) *column.Vector { return f.evalSel(batchInput{b}, nil) }
+
+func (f *rowFunc) evalSel(in Input, sel []int32) *column.Vector {
+	n := rows(in, sel)
 	vecs := make([]*column.Vector, len(f.args))
 	for i, a := range f.args {
-		vecs[i] = a.Eval(b)
+		vecs[i] = a.evalSel(in, sel)
 	}
-	out := column.NewVector(f.t, b.N)
+	out := column.NewVector(f.t, n)
 	vals := make([]column.Value, len(f.args))
-	for r := 0; r < b.N; r++ {
+	for r := 0; r < n; r++ {
 		for i, v := range vecs {
 			vals[i] = v.Value(r)
 		}

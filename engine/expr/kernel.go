@@ -29,13 +29,15 @@ func (k *kernel) Refs(dst []int) []int {
 	return dst
 }
 
-func (k *kernel) Eval(b *column.Batch) *column.Vector {
+func (k *kernel) Eval(b *column.Batch) *column.Vector { return k.evalSel(batchInput{b}, nil) }
+
+func (k *kernel) evalSel(in Input, sel []int32) *column.Vector {
 	var buf [3]*column.Vector
-	in := buf[:0]
+	args := buf[:0]
 	for _, a := range k.args {
-		in = append(in, a.Eval(b))
+		args = append(args, a.evalSel(in, sel))
 	}
-	return k.run(b.N, in)
+	return k.run(rows(in, sel), args)
 }
 
 func newKernel(t column.Type, run func(n int, in []*column.Vector) *column.Vector, args ...Expr) Expr {

@@ -6,46 +6,120 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 )
 
-// logicKernel is three-valued and/or over two bools, as logical defines it; nil for a dynamic operand. The
-// plain && or || over the values is right wherever neither side is null, so only null rows are revisited.
+// logicKernel is three-valued and/or over two bools, as logical defines it; nil for a dynamic operand.
 func logicKernel(and bool, l, r Expr) Expr {
 	if l.Type() != column.Bool || r.Type() != column.Bool {
 		return nil
 	}
-	return newKernel(column.Bool, func(n int, in []*column.Vector) *column.Vector {
-		x, y := in[0].Bools[:n], in[1].Bools[:n]
-		out := newOut(column.Bool, n)
-		o := out.Bools[:len(x)]
-		y = y[:len(x)]
-		if and {
-			for i := range x {
-				o[i] = x[i] && y[i]
-			}
-		} else {
-			for i := range x {
-				o[i] = x[i] || y[i]
-			}
+	return &logic{and: and, l: l, r: r}
+}
+
+// logic is `l and r` or `l or r` over bools. It evaluates r only at the rows l leaves undecided — true or null
+// for and, false or null for or — so a selective left operand saves its right one's work (the left operand of
+// a conjunction should be the cheaper or the more selective; the planner does not reorder them). Under
+// Select it is a filter's conjunction or disjunction of selections (selectRows).
+type logic struct {
+	and  bool
+	l, r Expr
+}
+
+func (e *logic) Type() column.Type                   { return column.Bool }
+func (e *logic) Refs(dst []int) []int                { return e.r.Refs(e.l.Refs(dst)) }
+func (e *logic) Eval(b *column.Batch) *column.Vector { return e.evalSel(batchInput{b}, nil) }
+
+func (e *logic) evalSel(in Input, sel []int32) *column.Vector {
+	n := rows(in, sel)
+	x := e.l.evalSel(in, sel)
+	xn := nullWords(x, n)
+	// open lists the rows x leaves undecided; a null row holds false, which or leaves open already.
+	var open []int32
+	for i, v := range x.Bools[:n] {
+		if v == e.and || (e.and && xn.Get(i)) {
+			open = append(open, int32(i))
 		}
-		xn, yn := nullWords(in[0], n), nullWords(in[1], n)
-		var nulls column.Bitmap
-		eachSet(union(xn, yn), func(i int) {
-			xNull, yNull := xn.Get(i), yn.Get(i)
-			if and {
-				o[i] = false
-				if (!xNull && !x[i]) || (!yNull && !y[i]) {
-					return // false and anything is false
-				}
-			} else {
-				o[i] = (!xNull && x[i]) || (!yNull && y[i])
-				if o[i] {
-					return // true or anything is true
-				}
-			}
-			nulls.Set(i)
-		})
-		setNulls(out, nulls)
+	}
+	if dense(len(open), n) {
+		return e.combine(x, e.r.evalSel(in, sel), n)
+	}
+	// The decided rows are not null and already hold the result; the open ones combine with r's value there.
+	out := newOut(column.Bool, n)
+	o := out.Bools
+	copy(o, x.Bools[:n])
+	if len(open) == 0 {
 		return out
-	}, l, r)
+	}
+	y := e.r.evalSel(in, within(sel, open))
+	var nulls column.Bitmap
+	for k, p := range open {
+		i := int(p)
+		if v, null := e.row(x.Bools[i], xn.Get(i), y.Bools[k], y.IsNull(k)); null {
+			o[i] = false
+			nulls.Set(i)
+		} else {
+			o[i] = v
+		}
+	}
+	setNulls(out, nulls)
+	return out
+}
+
+// row is the three-valued result of one row: the value, or null.
+func (e *logic) row(x, xNull, y, yNull bool) (v, null bool) {
+	if e.and {
+		if (!xNull && !x) || (!yNull && !y) {
+			return false, false // false and anything is false
+		}
+		return true, xNull || yNull
+	}
+	if (!xNull && x) || (!yNull && y) {
+		return true, false // true or anything is true
+	}
+	return false, xNull || yNull
+}
+
+// combine is the result at every one of n rows from both operands' values there. The plain && or || over the
+// values is right wherever neither side is null, so only null rows are revisited.
+func (e *logic) combine(xv, yv *column.Vector, n int) *column.Vector {
+	x, y := xv.Bools[:n], yv.Bools[:n]
+	out := newOut(column.Bool, n)
+	o := out.Bools[:len(x)]
+	if e.and {
+		for i := range x {
+			o[i] = x[i] && y[i]
+		}
+	} else {
+		for i := range x {
+			o[i] = x[i] || y[i]
+		}
+	}
+	xn, yn := nullWords(xv, n), nullWords(yv, n)
+	var nulls column.Bitmap
+	eachSet(union(xn, yn), func(i int) {
+		v, null := e.row(x[i], xn.Get(i), y[i], yn.Get(i))
+		o[i] = v && !null
+		if null {
+			nulls.Set(i)
+		}
+	})
+	setNulls(out, nulls)
+	return out
+}
+
+// selectRows is Select over a conjunction (the right operand selects among the left one's rows) or a
+// disjunction (the right operand selects among the rows the left one dropped, and the two are merged).
+func (e *logic) selectRows(in Input, sel []int32) []int32 {
+	kept := Select(e.l, in, sel)
+	if e.and {
+		if len(kept) == 0 {
+			return kept
+		}
+		return Select(e.r, in, kept)
+	}
+	rest := without(sel, in.Len(), kept)
+	if len(rest) == 0 {
+		return kept
+	}
+	return merge(kept, Select(e.r, in, rest))
 }
 
 // notKernel negates a bool; a null stays null.

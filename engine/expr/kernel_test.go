@@ -13,7 +13,9 @@ import (
 
 // The kernels are tested against the row functions: random well-typed expressions over generated columns
 // (nulls, NaN, ±0, ±Inf, the int64 extremes, empty and non-ASCII strings) must give the same value, type and
-// nullness in every row, for every batch size, with the zero value in every null row.
+// nullness in every row, for every batch size, with the zero value in every null row; and the same again under
+// selections (none, empty, full, one row, sparse, dense), both as values (evalSel) and, for predicates, as the
+// rows a filter keeps (Select).
 
 var testSchema = column.Schema{
 	{Name: "l1", Type: column.Long}, {Name: "l2", Type: column.Long},
@@ -267,7 +269,11 @@ func TestKernelsMatchRows(t *testing.T) {
 			t.Fatalf("%s: kernel type %s, row type %s", src, got.Type(), want.Type())
 		}
 		for _, b := range batches {
-			checkSame(t, src, got.Eval(b), want.Eval(b), b.N)
+			w := want.Eval(b)
+			checkSame(t, src, got.Eval(b), w, b.N)
+			for _, sel := range selections(rng, b.N) {
+				checkSelected(t, src, got, w, b, sel)
+			}
 		}
 	}
 	// The generator must exercise the kernels, not only type errors or row functions.
@@ -277,13 +283,65 @@ func TestKernelsMatchRows(t *testing.T) {
 	}
 }
 
+// selections returns the selections an expression is checked under over n rows: every row (nil), none, all
+// rows listed, the first row, a sparse fifth and a dense fifteen sixteenths (over the denseSelection share, so
+// Select evaluates every row and picks).
+func selections(rng *rand.Rand, n int) [][]int32 {
+	all, sparse, denseSel := []int32{}, []int32{}, []int32{}
+	for i := 0; i < n; i++ {
+		all = append(all, int32(i))
+		if rng.Intn(5) == 0 {
+			sparse = append(sparse, int32(i))
+		}
+		if rng.Intn(16) != 0 {
+			denseSel = append(denseSel, int32(i))
+		}
+	}
+	out := [][]int32{nil, {}, all, sparse, denseSel}
+	if n > 0 {
+		out = append(out, []int32{0}, []int32{int32(n - 1)})
+	}
+	return out
+}
+
+// checkSelected checks e under selection sel of b against want, the row oracle's value at every row of b: the
+// value at each selected row, and for a predicate the rows Select keeps.
+func checkSelected(t *testing.T, src string, e Expr, want *column.Vector, b *column.Batch, sel []int32) {
+	t.Helper()
+	in := BatchInput(b)
+	n := rows(in, sel)
+	checkAt(t, fmt.Sprintf("%s under %d selected of %d", src, n, b.N), e.evalSel(in, sel), want, sel, n)
+	if e.Type() != column.Bool {
+		return
+	}
+	got := Select(e, in, sel)
+	var keep []int32
+	for k := 0; k < n; k++ {
+		if r := at(sel, k); want.Bools[r] && !want.IsNull(int(r)) {
+			keep = append(keep, r)
+		}
+	}
+	for i := 0; i < max(len(got), len(keep)); i++ {
+		if i >= len(got) || i >= len(keep) || got[i] != keep[i] {
+			t.Fatalf("%s: Select over %d of %d rows kept %d rows, rows keep %d; they differ from the %d-th",
+				src, n, b.N, len(got), len(keep), i)
+		}
+	}
+}
+
 func checkSame(t *testing.T, src string, got, want *column.Vector, n int) {
+	t.Helper()
+	checkAt(t, src, got, want, nil, n)
+}
+
+// checkAt checks that row k of got is row sel[k] of want (row k when sel is nil), for n rows.
+func checkAt(t *testing.T, src string, got, want *column.Vector, sel []int32, n int) {
 	t.Helper()
 	if got.Len() < n {
 		t.Fatalf("%s: kernel gave %d rows for %d", src, got.Len(), n)
 	}
 	for i := 0; i < n; i++ {
-		g, w := got.Value(i), want.Value(i)
+		g, w := got.Value(i), want.Value(int(at(sel, i)))
 		if !sameValue(g, w) {
 			t.Fatalf("%s: row %d: kernel %+v, rows %+v", src, i, g, w)
 		}

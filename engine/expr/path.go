@@ -19,10 +19,13 @@ func newPath(col *ColumnRef, path string) Expr { return &pathExpr{col: col, path
 func (p *pathExpr) Type() column.Type    { return column.Dynamic }
 func (p *pathExpr) Refs(dst []int) []int { return append(dst, p.col.Index) }
 
-func (p *pathExpr) Eval(b *column.Batch) *column.Vector {
-	in := b.Cols[p.col.Index]
-	out := column.NewVector(column.Dynamic, b.N)
-	for i := 0; i < b.N; i++ {
+func (p *pathExpr) Eval(b *column.Batch) *column.Vector { return p.evalSel(batchInput{b}, nil) }
+
+func (p *pathExpr) evalSel(src Input, sel []int32) *column.Vector {
+	n := rows(src, sel)
+	in := p.col.evalSel(src, sel)
+	out := column.NewVector(column.Dynamic, n)
+	for i := 0; i < n; i++ {
 		if in.IsNull(i) {
 			out.AppendNull()
 			continue

@@ -39,6 +39,12 @@ import (
 // probe side. The window's batches and about 26 bytes a
 // row count against the budget; a window that does not fit is cut short, down to one batch, which the
 // streaming probe would hold too, so a query the budget runs streaming also runs partitioned.
+//
+// Late materialisation: the join loop produces row-id pairs and assemble copies out only the output columns
+// read above (Spec.Live); a where directly above the join (SetWhere) is evaluated on those pairs first, so its
+// own columns are gathered as it reads them and the others only for the pairs it keeps (pairs.go). A filter
+// below on the probe side is not copied either: the probe takes its batches with their selections and drops
+// the rows not selected (readProbe).
 type Hash struct {
 	spec      *Spec
 	buildLeft bool
@@ -85,6 +91,9 @@ type Hash struct {
 	topKey     exec.SortKey
 	topLimit   int64
 	topSkipped int64
+	// where, when set, is the where directly above the join, evaluated on each output batch's row pairs
+	// before their columns are copied (SetWhere, pairs.go).
+	where expr.Expr
 	// keys and handOver, when set, collect the build side's first key and receive them once the build side
 	// is read (see HandBuildKeysTo).
 	keys     *dynfilter.Collector
@@ -97,6 +106,10 @@ type Hash struct {
 	noRadix                     bool
 	radixBits                   uint
 	radixWindow, radixMinWindow int
+	// skip is unselected's buffer; noSelection, a test knob, makes the probe read a filter's copies (Next)
+	// instead of its selections.
+	skip        []bool
+	noSelection bool
 }
 
 type hashState int
@@ -125,6 +138,12 @@ func NewHash(spec *Spec, left, right exec.Operator, buildLeft bool, budget *memo
 
 func (h *Hash) Schema() column.Schema { return h.spec.Schema }
 
+// SetWhere makes the join drop the output rows at which pred, compiled against the join's output schema, is
+// not true: the where above the join, evaluated on the row pairs before their columns are copied, so that only
+// the columns pred reads are gathered for the pairs it drops (pairs.go). The output is the where's over the
+// join's: every kind, null-extended rows included. Call before the first Next.
+func (h *Hash) SetWhere(pred expr.Expr) { h.where = pred }
+
 func (h *Hash) Next(ctx context.Context) (*column.Batch, error) {
 	for {
 		switch h.state {
@@ -135,12 +154,18 @@ func (h *Hash) Next(ctx context.Context) (*column.Batch, error) {
 			h.state = hashProbe
 		case hashProbe:
 			b, err := h.probeBatch(ctx)
+			if b != nil && b.N == 0 && b != aggregatedBatch {
+				continue // a where on the pairs kept none of them
+			}
 			if err != nil || b != nil {
 				return b, err
 			}
 			h.state = hashUnmatched
 		case hashUnmatched:
 			if b := h.endRows(); b != nil {
+				if b.N == 0 && b != aggregatedBatch {
+					continue
+				}
 				return b, nil
 			}
 			h.budget.Shrink(h.held)
@@ -345,31 +370,75 @@ func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
 	if h.radix != nil {
 		return h.nextRadix(ctx)
 	}
-	b, err := h.probe.Next(ctx)
+	b, sel, err := h.readProbe(ctx)
 	if err != nil || b == nil {
 		return false, err
 	}
 	_, pk := h.buildKeys()
 	h.pb, h.pkeys = b, keyColumns(b, pk, h.spec.KeyTypes)
-	h.lookupBatch()
+	h.lookupBatch(h.unselected(sel, b.N))
 	return true, nil
+}
+
+// readProbe reads the next probe batch. When the probe side is a filter (exec.Selector: a where below the
+// join, on the probe side), it takes the filter's batch uncopied with the rows the filter keeps, sel (nil:
+// every row); the join then marks the others dropped (unselected), so they are neither looked up nor output,
+// exactly as if the filter had copied the kept rows out. The batch is held a little longer than the copy
+// would be (its dropped rows too), which the radix window accounts for.
+func (h *Hash) readProbe(ctx context.Context) (*column.Batch, []int32, error) {
+	if f, ok := h.probe.(exec.Selector); ok && !h.noSelection {
+		return f.NextSelected(ctx)
+	}
+	b, err := h.probe.Next(ctx)
+	return b, nil, err
+}
+
+// unselected returns, for a batch of n rows whose live rows are sel, which rows are not live (true), in a
+// buffer reused from batch to batch; nil when sel is nil (every row live).
+func (h *Hash) unselected(sel []int32, n int) []bool {
+	if sel == nil {
+		return nil
+	}
+	h.skip = growTo(h.skip, n)
+	for i := range h.skip {
+		h.skip[i] = true
+	}
+	for _, r := range sel {
+		h.skip[r] = false
+	}
+	return h.skip
+}
+
+// dropUnselected marks the rows skip lists dropped in heads.
+func dropUnselected(heads []int32, skip []bool) {
+	for i, s := range skip {
+		if s {
+			heads[i] = dropped
+		}
+	}
 }
 
 // Marks in heads for probe rows that have no chain head. A head found is a build row, with chainMore set when
 // its chain has more rows (see hashtable.go).
 const (
 	noMatch = -1 // a null key, or a key the build side lacks
-	dropped = -2 // innerunique: a left row whose key an earlier left row had; inner: a row the top above cannot keep
+	// dropped is not a row of the join's input at all: innerunique's left row whose key an earlier left row
+	// had; inner: a row the top above cannot keep; any kind: a row the filter below did not select.
+	dropped = -2
 )
 
 // lookupBatch finds the chain head of every row of the current probe batch, before any row is joined. Doing
 // all the lookups in one tight loop lets the processor overlap their cache misses, which dominate a probe
 // against a table larger than the cache (measured on the int64 benchmark: about 15% faster than looking up
 // row by row inside the join loop).
-func (h *Hash) lookupBatch() {
+//
+// The rows skip marks (not selected by a filter below, see readProbe) are dropped: never looked up, never seen
+// by innerunique's dedupe, never output.
+func (h *Hash) lookupBatch(skip []bool) {
 	n := h.pb.N
 	h.heads = h.heads[:0]
 	if h.top != nil && h.top.Active() && h.markBelowTop() {
+		dropUnselected(h.heads, skip)
 		h.lookupKept()
 		return
 	}
@@ -386,6 +455,7 @@ func (h *Hash) lookupBatch() {
 				}
 			}
 		}
+		dropUnselected(h.heads, skip)
 		return
 	}
 	if h.ints == nil {
@@ -403,10 +473,15 @@ func (h *Hash) lookupBatch() {
 				}
 				h.heads = append(h.heads, h.strs.find(s))
 			}
+			dropUnselected(h.heads, skip)
 			return
 		}
 	}
 	for i := 0; i < n; i++ {
+		if skip != nil && skip[i] {
+			h.heads = append(h.heads, dropped)
+			continue
+		}
 		if hasNullKey(h.pkeys, i) {
 			h.heads = append(h.heads, noMatch)
 			continue
@@ -634,34 +709,23 @@ func (h *Hash) endRows() *column.Batch {
 }
 
 // assemble builds an output batch from probe rows pidx of pb and build rows bidx (-1 null-extends a side).
-// With pb nil, the probe side's columns are all null.
+// With pb nil, the probe side's columns are all null. A where set by SetWhere is evaluated on the pairs first
+// (pairs.go), so the batch may have no rows; Next skips those.
 func (h *Hash) assemble(pb *column.Batch, pidx, bidx []int32) *column.Batch {
-	n := len(bidx)
+	p := &pairs{spec: h.spec, n: len(bidx)}
+	if h.buildLeft {
+		p.left, p.lidx, p.right, p.ridx = h.table.Batch(), bidx, pb, pidx
+	} else {
+		p.left, p.lidx, p.right, p.ridx = pb, pidx, h.table.Batch(), bidx
+	}
 	if h.agg != nil { // aggregate mode: fold the rows in instead of copying them out (see hash_aggregate.go)
+		if h.where != nil {
+			if sel := p.keep(h.where); sel != nil {
+				pidx, bidx = compact(pidx, sel), compact(bidx, sel)
+			}
+		}
 		h.agg.addRows(h, pb, pidx, bidx)
 		return aggregatedBatch
 	}
-	cols := make([]*column.Vector, len(h.spec.Schema))
-	place := func(out []int, fromProbe bool) {
-		for c, o := range out {
-			if o < 0 || !h.spec.Outputs(o) {
-				continue
-			}
-			switch {
-			case fromProbe && pb == nil:
-				cols[o] = column.NullVector(h.spec.Schema[o].Type, n)
-			case fromProbe:
-				if v := pb.Cols[c]; v != nil {
-					cols[o] = v.Gather(pidx)
-				}
-			default:
-				if v := h.table.Cols[c]; v != nil {
-					cols[o] = v.Gather(bidx)
-				}
-			}
-		}
-	}
-	place(h.spec.LeftOut, !h.buildLeft)
-	place(h.spec.RightOut, h.buildLeft)
-	return column.NewBatch(cols, n)
+	return p.assemble(h.where)
 }

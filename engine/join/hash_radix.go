@@ -38,6 +38,7 @@ type radixProbe struct {
 	keys    [][]*column.Vector
 	strs    [][]string
 	starts  []int
+	skips   [][]bool // per batch, the rows a filter below did not select (nil: none; see readProbe)
 	heads   []int32  // per window row, its chain head (see lookupBatch's marks)
 	part    []uint16 // per window row, its partition, or noPartition for a null key
 	order   []int32  // the window's rows with a non-null key, in partition order
@@ -66,8 +67,10 @@ const (
 	radixMinWindowRows = 16 << 10
 	// radixRowBytes is what a window holds per row besides its batch: head, partition, order and key.
 	radixRowBytes = 4 + 2 + 4 + 16
-	// noPartition marks a row with a null key, which no lookup finds.
-	noPartition = 1<<16 - 1
+	// noPartition marks a row with a null key, which no lookup finds; unselectedPartition a row the filter
+	// below did not select, which is dropped. Partitions are numbered below both (bits < 16).
+	noPartition         = 1<<16 - 1
+	unselectedPartition = noPartition - 1
 )
 
 // startRadix turns the partitioned lookup on once the table is built, when the table is large enough for
@@ -136,7 +139,9 @@ func (h *Hash) releaseWindow() {
 	clear(w.batches)
 	clear(w.keys)
 	clear(w.strs)
+	clear(w.skips)
 	w.batches, w.keys, w.strs, w.starts, w.pos = w.batches[:0], w.keys[:0], w.strs[:0], w.starts[:0], 0
+	w.skips = w.skips[:0]
 }
 
 // fillWindow reads the next window of probe batches and finds the heads of all its rows; it leaves the
@@ -154,13 +159,18 @@ func (h *Hash) fillWindow(ctx context.Context) error {
 	}
 	rows := 0
 	for rows < limit {
-		b, err := h.probe.Next(ctx)
+		b, sel, err := h.readProbe(ctx)
 		if err != nil {
 			return err
 		}
 		if b == nil {
 			break
 		}
+		var skip []bool
+		if sel != nil {
+			skip = append([]bool(nil), h.unselected(sel, b.N)...)
+		}
+		w.skips = append(w.skips, skip)
 		keys := keyColumns(b, pk, h.spec.KeyTypes)
 		var strs []string
 		if h.strs != nil {
@@ -212,8 +222,11 @@ func (h *Hash) lookupWindow() {
 	for i, b := range w.batches {
 		heads := w.heads[w.starts[i] : w.starts[i]+b.N]
 		keys := w.keys[i]
+		skip := w.skips[i]
 		for r := range heads {
 			switch {
+			case skip != nil && skip[r]:
+				heads[r] = dropped
 			case hasNullKey(keys, r):
 				heads[r] = noMatch
 			case h.ints != nil:
@@ -237,7 +250,12 @@ func (h *Hash) sortWindow(rows int) {
 		part := w.part[w.starts[i] : w.starts[i]+b.N]
 		keys := w.keys[i]
 		nulls := keys[0].HasNulls() || len(keys) > 1
+		skip := w.skips[i]
 		for r := range part {
+			if skip != nil && skip[r] {
+				part[r] = unselectedPartition
+				continue
+			}
 			if nulls && hasNullKey(keys, r) {
 				part[r] = noPartition
 				continue
@@ -268,8 +286,12 @@ func (h *Hash) sortWindow(rows int) {
 		base := w.starts[i]
 		part := w.part[base : base+b.N]
 		for r, p := range part {
-			if p == noPartition {
+			switch p {
+			case noPartition:
 				w.heads[base+r] = noMatch
+				continue
+			case unselectedPartition:
+				w.heads[base+r] = dropped
 				continue
 			}
 			at := w.counts[p]

@@ -114,7 +114,9 @@ func (n *whereNode) physical() string {
 	return "filter " + n.text
 }
 func (n *whereNode) open(_ context.Context, _ *exec.Env, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewFilter(c[0], n.pred), nil
+	f := exec.NewFilter(c[0], n.pred)
+	f.Keep(n.live)
+	return f, nil
 }
 
 // projectNode computes columns: project, project-away, extend, and the column list of distinct.
@@ -285,6 +287,8 @@ type joinNode struct {
 	// ran is the operator the last open made, when it can say how its run went (the hash join's key map
 	// and whether its probe was partitioned, known only once it has built): explain adds it as "last run:".
 	ran interface{ ProbeExplain() string }
+	// where is the text of jp.Where, for explain (pushWheresIntoJoins).
+	where string
 }
 
 func (n *joinNode) Children() []Node   { return []Node{n.left, n.right} }
@@ -309,6 +313,9 @@ func (n *joinNode) setLive(live []bool) {
 
 func (n *joinNode) need(out []bool) [][]bool {
 	spec := n.jp.Spec
+	if w := n.jp.Where; w != nil { // the where on the pairs reads its columns from the sides too
+		out = or(append([]bool(nil), out...), refs(len(out), w))
+	}
 	l, r := make([]bool, len(spec.Left)), make([]bool, len(spec.Right))
 	for i, o := range spec.LeftOut {
 		l[i] = o >= 0 && out[o]
@@ -329,6 +336,9 @@ func (n *joinNode) physical() string {
 	extra := ""
 	if n.def.Explain != nil {
 		extra = ", " + n.def.Explain(n.jp)
+	}
+	if n.jp.Where != nil {
+		extra += ", where " + n.where + " on the row pairs before their columns are copied"
 	}
 	if n.ran != nil {
 		extra += "; last run: " + n.ran.ProbeExplain()

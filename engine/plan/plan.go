@@ -46,10 +46,11 @@ func Build(ctx context.Context, q *kql.Query, sources map[string]source.Source, 
 	explain(&logical, root, 1, logicalLine)
 	root = pushFiltersIntoJoins(root) // a where's one-side conjuncts go below the join (filterjoin.go)
 	root = pushdown(root)
-	root = pagedRewrite(root)   // paged joins take the sort and take above them (paged_rewrite.go)
-	root = aggregateJoins(root) // summarize count()/sum() folded into the hash join below it (joinagg.go)
-	root = pushTopBounds(root)  // a top's bound filters the inner hash join's probe below it (topbound.go)
-	dynamicFilters(root)        // a hash join's build keys filter its connector probe scan (dynfilter.go)
+	root = pagedRewrite(root)        // paged joins take the sort and take above them (paged_rewrite.go)
+	root = aggregateJoins(root)      // summarize count()/sum() folded into the hash join below it (joinagg.go)
+	root = pushTopBounds(root)       // a top's bound filters the inner hash join's probe below it (topbound.go)
+	root = pushWheresIntoJoins(root) // a where over a join runs on its row pairs (pairwhere.go)
+	dynamicFilters(root)             // a hash join's build keys filter its connector probe scan (dynfilter.go)
 	p := &Plan{root: root, logical: logical.String()}
 	live := make([]bool, len(root.Schema()))
 	for i, f := range root.Schema() {

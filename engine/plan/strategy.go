@@ -9,6 +9,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/join"
 	"github.com/joinlab/joinlab/engine/memory"
 )
@@ -40,6 +41,10 @@ type JoinPlan struct {
 	// Top, when set, is the top N above the join whose bound filters its probe (a hash join of kind=inner:
 	// see pushTopBounds).
 	Top *TopInput
+	// Where, when set, is the where directly above the join, compiled against the join's output schema, which
+	// the join evaluates on its row pairs before copying their columns (see pushWheresIntoJoins); only a
+	// strategy that declares TakesWhere is given one.
+	Where expr.Expr
 
 	left, right Node
 	// ctx is the planning's context (see Context); err the first error a strategy's statistics met (see fail).
@@ -105,6 +110,8 @@ type StrategyDef struct {
 	// Strategies are asked in descending Priority; the hash join is the fallback.
 	Choose   func(jp *JoinPlan) (bool, string)
 	Priority int
+	// TakesWhere marks a strategy whose operator evaluates JoinPlan.Where on its row pairs (join's pairs.go).
+	TakesWhere bool
 	// Open makes the running operator.
 	Open func(jp *JoinPlan, left, right exec.Operator, env *exec.Env) (exec.Operator, error)
 	// Explain, when not nil, adds strategy-specific detail to the physical plan line (partition count, W…).
@@ -178,9 +185,13 @@ func StrategyNames() []string {
 
 func init() {
 	Register(StrategyDef{
-		Name: StrategyHash,
+		Name:       StrategyHash,
+		TakesWhere: true,
 		Open: func(jp *JoinPlan, l, r exec.Operator, env *exec.Env) (exec.Operator, error) {
 			h := join.NewHash(jp.Spec, l, r, jp.BuildLeft, env.Budget)
+			if jp.Where != nil {
+				h.SetWhere(jp.Where)
+			}
 			if t := jp.Top; t != nil {
 				if err := h.SetTopBound(env.TopBound(t), t.Key, t.first()); err != nil {
 					return nil, fmt.Errorf("plan: %w", err)
