@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
@@ -71,7 +71,7 @@ func TestTimelineScrubsToAnEvent(t *testing.T) {
 	events := nativeEvents(t, run)
 	k := -1
 	for i, e := range events {
-		if e.Kind == "pair_joined" {
+		if e.Kind() == joinevent.KindPairJoined {
 			k = i // the events before the first pair joined
 			break
 		}
