@@ -494,3 +494,42 @@ func BenchmarkTapeMemory(b *testing.B) {
 		})
 	}
 }
+
+// A click on the marker strip shows the run at the marker's event: the lane is the one drawn at the click's
+// height, the marker the one nearest across; below the lanes nothing moves.
+func TestClickingAMarkerSeeksToItsEvent(t *testing.T) {
+	s, _ := ready(t)
+	s.StartRun()
+	id := s.Run.ID
+	events := []trace.Event{
+		{Op: "plan", Payload: trace.StrategyChose{Strategy: "grace"}},
+		{Op: "g", Payload: joinevent.Spill{Side: "left"}},
+		{Op: "g", Payload: joinevent.PartitionWritten{Partition: "0"}},
+		{Op: "g", Payload: joinevent.Spill{Side: "right"}},
+		{Op: "g", Payload: joinevent.PairJoined{Partition: "0"}},
+		{Op: protocol.OpOutput, Payload: trace.RowsEmitted{Rows: 2, Total: 2}},
+	}
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "a\x1eb", Events: events})
+	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 2}})
+	r := s.Run
+	lanes := r.Tape.Lanes()
+	if len(lanes) != 2 || lanes[0].ID != "spills" || lanes[1].ID != "rows" {
+		t.Fatalf("lanes %+v, want spills then rows out", lanes)
+	}
+	// No virtual clock: event i sits at (i+1)/6 of the strip's 600 units.
+	for _, c := range []struct {
+		x, y float64
+		want int
+	}{
+		{401, 5, 4},  // the second spill, event 3: the run up to and including it
+		{0, 11, 2},   // the first spill, the nearest to the strip's left end
+		{300, 20, 6}, // the rows lane's only marker, event 5
+		{200, 24, 6}, // below the lanes: the position stays
+	} {
+		s.SeekToMarker(c.x, c.y)
+		if r.Position() != c.want || r.Trace.Events != int64(c.want) {
+			t.Errorf("a click at (%v, %v) shows %d events (folded %d), want %d", c.x, c.y, r.Position(), r.Trace.Events, c.want)
+		}
+	}
+}

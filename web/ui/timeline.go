@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,6 +219,42 @@ func (s *State) SeekTo(k int) {
 		s.saveFragment()
 		s.Dirty = true
 	}
+}
+
+// SeekToMarker moves the position to the event of the marker a click on the strip picked: the marker of the
+// lane at y nearest to x (both in the strip's units: 0 to stripWidth across, laneHeight per drawn lane down),
+// so the view shows the run up to and including that event. A click on a lane's empty stretch picks its
+// nearest marker; a click below the lanes, or on a strip with none, does nothing.
+func (s *State) SeekToMarker(x, y float64) {
+	r := s.Run
+	if r == nil || r.Tape == nil || y < 0 {
+		return
+	}
+	lanes := r.Tape.Lanes()
+	drawn := int(y) / laneHeight
+	if drawn >= len(lanes) {
+		return
+	}
+	if i, ok := r.Tape.markerNear(lanes[drawn].ID, x); ok {
+		s.SeekTo(i + 1)
+	}
+}
+
+// markerNear is the index of the event marked in the lane named id nearest to x on the strip (the earliest of
+// a column's events, which the strip draws as one stroke), or false when the lane marks none.
+func (t *Tape) markerNear(id string, x float64) (int, bool) {
+	lane := slices.IndexFunc(markerLanes, func(l markerLane) bool { return l.ID == id })
+	best, bestDist := -1, math.Inf(1)
+	for _, m := range t.marks {
+		if int(m.lane) != lane {
+			continue
+		}
+		col := float64(min(int(t.x(int(m.event))), stripWidth-1)) + 0.5
+		if d := math.Abs(col - x); d < bestDist {
+			best, bestDist = int(m.event), d
+		}
+	}
+	return best, best >= 0
 }
 
 // StepEvent moves the position by n events.
@@ -552,6 +590,19 @@ func (c *Timeline) Scrub(e vugu.DOMEvent) {
 		return
 	}
 	c.State.SeekTo(c.v.seekRange(int64(value)))
+}
+
+// ClickStrip seeks to the marker under a click on the strip: the click's place in the strip's box, scaled to the
+// strip's units (its viewBox is stretched to the box, preserveAspectRatio none).
+func (c *Timeline) ClickStrip(e vugu.DOMEvent) {
+	box := e.JSEventCurrentTarget().Call("getBoundingClientRect")
+	w, h := box.Get("width").Float(), box.Get("height").Float()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	x := (e.PropFloat64("clientX") - box.Get("left").Float()) / w * stripWidth
+	y := (e.PropFloat64("clientY") - box.Get("top").Float()) / h * float64(c.StripHeight())
+	c.State.SeekToMarker(x, y)
 }
 
 func (c *Timeline) TogglePlay() {
