@@ -489,7 +489,7 @@ func forceStrategy(text string, parsed *kql.Query, name string) (string, []inser
 	return strings.Join(lines, ""), inserted, nil
 }
 
-// countingSource reports every batch read from a source as a KindScanRows event.
+// countingSource reports every batch read from a source as a trace.ScanRows event.
 type countingSource struct {
 	source.Source
 	sink  *stream
