@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -17,12 +18,13 @@ func MaxInFlight(events []trace.Event) map[string]int {
 	}
 	edges := map[string][]edge{}
 	for _, e := range events {
-		src, _ := e.Attrs["source"].(string)
-		switch e.Kind {
-		case RequestSent:
-			edges[src] = append(edges[src], edge{e.At, +1})
-		case PageReturned, RequestFailed:
-			edges[src] = append(edges[src], edge{e.At, -1})
+		switch p := e.Payload.(type) {
+		case connevent.RequestSent:
+			edges[p.Source] = append(edges[p.Source], edge{e.At, +1})
+		case connevent.PageReturned:
+			edges[p.Source] = append(edges[p.Source], edge{e.At, -1})
+		case connevent.RequestFailed:
+			edges[p.Source] = append(edges[p.Source], edge{e.At, -1})
 		}
 	}
 	out := map[string]int{}

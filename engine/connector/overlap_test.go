@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -133,19 +134,19 @@ func TestOverlapCostsTheLongest(t *testing.T) {
 	// Each answer names its own request: request k (task k-1) took lat[k-1] from its send.
 	sent := map[int]time.Duration{}
 	for _, e := range events {
-		switch e.Kind {
-		case RequestSent:
-			sent[e.Attrs["request"].(int)] = e.At
-		case PageReturned:
-			k := e.Attrs["request"].(int)
-			if took := e.At - sent[k]; took != time.Duration(lat[k-1])*time.Millisecond || e.Attrs["latency_ns"] != int64(took) {
-				t.Errorf("request %d answered %s after its send (latency_ns %v), want %d ms", k, took, e.Attrs["latency_ns"], lat[k-1])
+		switch p := e.Payload.(type) {
+		case connevent.RequestSent:
+			sent[p.Request] = e.At
+		case connevent.PageReturned:
+			k := p.Request
+			if took := e.At - sent[k]; took != time.Duration(lat[k-1])*time.Millisecond || p.LatencyNanos != int64(took) {
+				t.Errorf("request %d answered %s after its send (latency_ns %v), want %d ms", k, took, p.LatencyNanos, lat[k-1])
 			}
 		}
 	}
 	for i := 1; i < len(events); i++ {
 		if events[i].At < events[i-1].At {
-			t.Fatalf("event %d (%s at %s) comes before the time of event %d (%s)", i, events[i].Kind, events[i].At, i-1, events[i-1].At)
+			t.Fatalf("event %d (%s at %s) comes before the time of event %d (%s)", i, events[i].Kind(), events[i].At, i-1, events[i-1].At)
 		}
 	}
 
@@ -172,7 +173,7 @@ func TestOverlapThrottledIsDeterministic(t *testing.T) {
 		}
 		throttled := 0
 		for _, e := range events {
-			if e.Kind == RequestThrottled {
+			if e.Kind() == connevent.KindRequestThrottled {
 				throttled++
 			}
 		}
@@ -185,8 +186,8 @@ func TestOverlapThrottledIsDeterministic(t *testing.T) {
 		// The source saw accepted requests at least every apart: the lanes reached it in time order.
 		var at []time.Duration
 		for _, e := range events {
-			if e.Kind == PageReturned {
-				at = append(at, e.At-time.Duration(e.Attrs["latency_ns"].(int64)))
+			if p, ok := e.Payload.(connevent.PageReturned); ok {
+				at = append(at, e.At-time.Duration(p.LatencyNanos))
 			}
 		}
 		sort.Slice(at, func(a, b int) bool { return at[a] < at[b] })

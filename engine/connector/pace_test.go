@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -58,7 +59,7 @@ func pacedRun(t *testing.T, clk Clock, conn *rateConn, pacer *Pacer, limit int, 
 func countKind(events []trace.Event, kind trace.Kind) int {
 	n := 0
 	for _, e := range events {
-		if e.Kind == kind {
+		if e.Kind() == kind {
 			n++
 		}
 	}
@@ -78,15 +79,15 @@ func TestPacerSparesThrottles(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(lat) {
 			t.Fatalf("answers %v, want %v", got, lat)
 		}
-		if n := countKind(events, RequestThrottled); n != 0 {
+		if n := countKind(events, connevent.KindRequestThrottled); n != 0 {
 			t.Fatalf("%d paced requests were throttled", n)
 		}
 		var sends []time.Duration
 		paced := 0
 		for _, e := range events {
-			if e.Kind == RequestSent {
+			if p, ok := e.Payload.(connevent.RequestSent); ok {
 				sends = append(sends, e.At)
-				if _, ok := e.Attrs["paced_ns"]; ok {
+				if p.PacedNanos > 0 {
 					paced++
 				}
 			}
@@ -112,7 +113,7 @@ func TestPacerSparesThrottles(t *testing.T) {
 	}
 	clk := &laneClock{}
 	conn := newRateConn(clk)
-	if _, events, _ := pacedRun(t, clk, conn, nil, 4, lat); countKind(events, RequestThrottled) == 0 {
+	if _, events, _ := pacedRun(t, clk, conn, nil, 4, lat); countKind(events, connevent.KindRequestThrottled) == 0 {
 		t.Error("unpaced, the group was never throttled: the rate does not bind")
 	}
 }
@@ -129,7 +130,7 @@ func TestPacerLeavesSequentialAlone(t *testing.T) {
 			p = NewPacer(conn.Caps())
 		}
 		_, events, end := pacedRun(t, clk, conn, p, 4, lat)
-		if countKind(events, RequestThrottled) == 0 {
+		if countKind(events, connevent.KindRequestThrottled) == 0 {
 			t.Fatal("no sequential request was throttled: the test does not compare retries")
 		}
 		return traceBytes(t, events) + end.String()
@@ -152,10 +153,10 @@ func TestPacerFollowsTheSourceAfterAThrottle(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(lat) {
 		t.Fatalf("answers %v, want %v", got, lat)
 	}
-	if n := countKind(events, RequestThrottled); n != 1 {
+	if n := countKind(events, connevent.KindRequestThrottled); n != 1 {
 		t.Errorf("%d throttles, want the one the pacer could not foresee", n)
 	}
-	if n := countKind(events, PageReturned); n != len(lat) {
+	if n := countKind(events, connevent.KindPageReturned); n != len(lat) {
 		t.Errorf("%d answers, want %d", n, len(lat))
 	}
 }

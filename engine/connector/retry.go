@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -160,16 +161,14 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 			paced += wait
 			continue
 		}
-		attrs := SentAttrs(r.source, req, seq, attempt, native, r.conn.Caps())
-		if purpose != "" {
-			attrs["purpose"] = purpose
-		}
+		sent := sentEvent(r.source, req, seq, attempt, native, r.conn.Caps())
+		sent.Purpose = purpose
 		if paced > 0 {
-			attrs["paced_ns"] = int64(paced)
+			sent.PacedNanos = int64(paced)
 			r.details.Add(DetailPacedWaits, 1)
 			paced = 0
 		}
-		r.sink.Emit(trace.Event{Kind: RequestSent, At: r.clock.Now(), Op: r.op, Attrs: attrs})
+		r.sink.Emit(trace.Event{At: r.clock.Now(), Op: r.op, Payload: sent})
 		r.details.Add(DetailRequests, 1)
 		r.details.Add(DetailRequestsOf+r.source, 1)
 		start := r.clock.Now()
@@ -187,12 +186,9 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 			return Page{}, fmt.Errorf("@%s answered %d columns for %d requested", r.source, len(page.Batch.Cols), len(req.Columns))
 		}
 		if err == nil {
-			attrs := map[string]any{"source": r.source, "request": seq, "rows": page.Rows(), "bytes": page.Bytes,
-				"truncated": page.Truncated, "latency_ns": int64(r.clock.Now() - start)}
-			if purpose != "" {
-				attrs["purpose"] = purpose
-			}
-			r.sink.Emit(trace.Event{Kind: PageReturned, At: r.clock.Now(), Op: r.op, Attrs: attrs})
+			r.sink.Emit(trace.Event{At: r.clock.Now(), Op: r.op, Payload: connevent.PageReturned{
+				Source: r.source, Request: seq, Rows: page.Rows(), Bytes: page.Bytes, Truncated: page.Truncated,
+				LatencyNanos: int64(r.clock.Now() - start), Purpose: purpose}})
 			r.details.Add(DetailBytesShipped, page.Bytes)
 			r.details.Add(DetailRowsScanned, int64(page.Rows()))
 			if err := r.beforeDeadline(0, nil); err != nil {
@@ -204,15 +200,15 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 			return Page{}, ctxErr
 		}
 		retryable := Retryable(err)
-		r.sink.Emit(trace.Event{Kind: RequestFailed, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
-			"source": r.source, "request": seq, "error": err.Error(), "retryable": retryable}})
+		r.sink.Emit(trace.Event{At: r.clock.Now(), Op: r.op, Payload: connevent.RequestFailed{
+			Source: r.source, Request: seq, Error: err.Error(), Retryable: retryable}})
 		if !retryable {
 			return Page{}, err
 		}
 		var wait time.Duration
 		if errors.As(err, &th) {
-			r.sink.Emit(trace.Event{Kind: RequestThrottled, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
-				"request": seq, "retry_after_ns": int64(th.RetryAfter)}})
+			r.sink.Emit(trace.Event{At: r.clock.Now(), Op: r.op, Payload: connevent.RequestThrottled{
+				Request: seq, RetryAfterNanos: int64(th.RetryAfter)}})
 			wait = th.RetryAfter + time.Duration(r.rng.Int64N(int64(r.pol.Base)+1))
 		} else {
 			faulted++
@@ -228,8 +224,8 @@ func (r *Retrier) Send(ctx context.Context, req Request, purpose string) (Page, 
 		}
 		attempt++
 		r.details.Add(DetailRetries, 1)
-		r.sink.Emit(trace.Event{Kind: RequestRetried, At: r.clock.Now(), Op: r.op, Attrs: map[string]any{
-			"request": seq, "attempt": attempt, "wait_ns": int64(wait)}})
+		r.sink.Emit(trace.Event{At: r.clock.Now(), Op: r.op, Payload: connevent.RequestRetried{
+			Request: seq, Attempt: attempt, WaitNanos: int64(wait)}})
 		if err := r.clock.Sleep(ctx, wait); err != nil {
 			return Page{}, err
 		}

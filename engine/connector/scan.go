@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -347,8 +348,8 @@ func (it *scanIter) fetch(ctx context.Context) error {
 		var big *ResultTooLargeError
 		if errors.As(err, &big) && it.limit > 1 {
 			next := max(1, it.limit/shrinkDivisor)
-			it.sink.Emit(trace.Event{Kind: PageResized, At: it.s.opts.Clock.Now(), Op: it.op,
-				Attrs: map[string]any{"from": it.limit, "to": next, "reason": big.Error()}})
+			it.sink.Emit(trace.Event{At: it.s.opts.Clock.Now(), Op: it.op,
+				Payload: connevent.PageResized{From: it.limit, To: next, Reason: big.Error()}})
 			it.limit = next
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -98,8 +99,8 @@ func sweepScan(t *testing.T, prof profile.Profile, longKey, push bool, queryByte
 		}
 	}
 	for _, e := range rec.Events() {
-		if e.Kind == connector.RequestSent {
-			run.maxSent = max(run.maxSent, e.Attrs["query_bytes"].(int))
+		if p, ok := e.Payload.(connevent.RequestSent); ok {
+			run.maxSent = max(run.maxSent, p.QueryBytes)
 		}
 	}
 	run.fallbacks = details.Int(connector.DetailPushFallbacks)

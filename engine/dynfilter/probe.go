@@ -6,18 +6,14 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
-// Applied is the trace kind of a dynamic filter pushed into a join's probe scan, emitted once, when the build
-// keys arrive. Attributes: source, column, form (none, in, ranges, minmax, empty), keys (distinct build
-// keys), slices, slice_values and slice_bytes (one per slice: IN values, rendered bytes of the continuation
-// request carrying it), max_values and max_bytes (the caps they are held to, 0: none), max_distinct (the
-// threshold past which the filter compacts) and why (what compacted or dropped it; "" for IN lists).
-const Applied trace.Kind = "dynamic_filter"
+// The probe's trace event, emitted once when the build keys arrive, is dfevent.Applied.
 
 // DetailSlices counts the filter slices the probe scans sent (summed over every dynamic-filtered probe).
 const DetailSlices = "dynamic_filter_slices"
@@ -122,10 +118,10 @@ func (p *Probe) SetKeys(c *Collector) error {
 	for i, s := range f.Slices {
 		values[i], bytes[i] = len(s.Values), s.Bytes
 	}
-	p.sink.Emit(trace.Event{Kind: Applied, At: p.src.Options().Clock.Now(), Op: "dynfilter@" + p.src.Name(), Attrs: map[string]any{
-		"source": p.src.Name(), "column": p.column, "form": f.Kind.String(), "keys": f.Keys, "slices": len(f.Slices),
-		"slice_values": values, "slice_bytes": bytes, "max_values": f.MaxValues, "max_bytes": f.MaxBytes,
-		"max_distinct": p.threshold(), "why": f.Why}})
+	p.sink.Emit(trace.Event{At: p.src.Options().Clock.Now(), Op: "dynfilter@" + p.src.Name(), Payload: dfevent.Applied{
+		Source: p.src.Name(), Column: p.column, Form: f.Kind.String(), Keys: f.Keys, Slices: len(f.Slices),
+		SliceValues: values, SliceBytes: bytes, MaxValues: f.MaxValues, MaxBytes: f.MaxBytes,
+		MaxDistinct: p.threshold(), Why: f.Why}})
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/partition"
 	"github.com/joinlab/joinlab/engine/spill"
@@ -127,26 +128,8 @@ const (
 	graceDone
 )
 
-// Trace events of the Grace join. Attributes: side ("left"/"right"), partition (its id), level, rows, bytes
-// (on the store), pages.
-const (
-	// EventSpill: one input (or one pair's side, when re-partitioning) has been spilled: side, level,
-	// partitions, rows, bytes, pages, page_bytes.
-	EventSpill trace.Kind = "spill"
-	// EventPartitionWritten: a partition of one side is complete on the store.
-	EventPartitionWritten trace.Kind = "partition_written"
-	// EventPartitionRead: a partition of one side is being read back (to join it, split it or scan it again).
-	EventPartitionRead trace.Kind = "partition_read"
-	// EventRepartition: partition is split again: level (of the new sub-partitions), fanout, seed, need and
-	// available (bytes).
-	EventRepartition trace.Kind = "repartition"
-	// EventHotKey: partition went to the hot-key path: key (its most frequent key in the first block), rows
-	// (of that key in the first block), block_rows, left_rows, right_rows, shrink (the last split's ratio).
-	EventHotKey trace.Kind = "hot_key"
-	// EventPairJoined: a pair is done: partition, level, method ("hash" or "blocks"), build ("left"/"right"),
-	// build_rows, probe_rows, rows (output).
-	EventPairJoined trace.Kind = "pair_joined"
-)
+// The Grace join's trace events (Spill, PartitionWritten, PartitionRead, Repartition, HotKey, PairJoined) are
+// declared in engine/join/joinevent.
 
 // Thresholds, each with the reason for its value.
 const (
@@ -350,8 +333,8 @@ func (g *Grace) shrink(n int64) {
 
 func sideName(s int) string { return [2]string{"left", "right"}[s] }
 
-func (g *Grace) emit(kind trace.Kind, attrs map[string]any) {
-	g.env.Trace.Emit(trace.Event{Kind: kind, Op: g.op, Attrs: attrs})
+func (g *Grace) emit(p trace.Payload) {
+	g.env.Trace.Emit(trace.Event{Op: g.op, Payload: p})
 }
 
 func (g *Grace) input(s int) exec.Operator {
@@ -481,11 +464,11 @@ func (g *Grace) finishWriters(level, fanout int, parent string) ([]spill.Run, er
 		rows, bytes, pages = rows+r.Rows, bytes+r.Bytes, pages+r.Pages
 	}
 	for p, r := range runs {
-		g.emit(EventPartitionWritten, map[string]any{"side": sideName(g.side), "partition": childID(parent, p),
-			"level": level, "rows": r.Rows, "bytes": r.Bytes, "pages": r.Pages})
+		g.emit(joinevent.PartitionWritten{Side: sideName(g.side), Partition: childID(parent, p),
+			Level: level, Rows: r.Rows, Bytes: r.Bytes, Pages: r.Pages})
 	}
-	g.emit(EventSpill, map[string]any{"side": sideName(g.side), "level": level, "partitions": fanout,
-		"rows": rows, "bytes": bytes, "pages": pages, "page_bytes": g.pageBytes})
+	g.emit(joinevent.Spill{Side: sideName(g.side), Level: level, Partitions: fanout,
+		Rows: rows, Bytes: bytes, Pages: pages, PageBytes: g.pageBytes})
 	g.writers = nil
 	return runs, nil
 }
@@ -575,8 +558,8 @@ func (g *Grace) repartition(ctx context.Context, p *gracePair, need, avail int64
 		fanout = min(fanout, max(g.cfg.MaxFanout, 2))
 	}
 	seed := partition.LevelSeed(g.cfg.Seed, level)
-	g.emit(EventRepartition, map[string]any{"partition": p.id, "level": level, "fanout": fanout, "seed": seed,
-		"need": need, "available": avail})
+	g.emit(joinevent.Repartition{Partition: p.id, Level: level, Fanout: fanout, Seed: seed,
+		Need: need, Available: avail})
 	g.levels = max(g.levels, level)
 	var out [2][]spill.Run
 	for s := range 2 {
@@ -632,8 +615,8 @@ func (g *Grace) repartition(ctx context.Context, p *gracePair, need, avail int64
 
 func (g *Grace) traceRead(p *gracePair, s int) {
 	r := p.runs[s]
-	g.emit(EventPartitionRead, map[string]any{"side": sideName(s), "partition": p.id, "level": p.level,
-		"rows": r.Rows, "bytes": r.Bytes, "pages": r.Pages})
+	g.emit(joinevent.PartitionRead{Side: sideName(s), Partition: p.id, Level: p.level,
+		Rows: r.Rows, Bytes: r.Bytes, Pages: r.Pages})
 }
 
 // pairDone traces a joined pair and lets its memory and files go.
@@ -643,8 +626,8 @@ func (g *Grace) pairDone(method string) error {
 	if g.pairBuildLeft {
 		b, pr = 0, 1
 	}
-	g.emit(EventPairJoined, map[string]any{"partition": p.id, "level": p.level, "method": method,
-		"build": sideName(b), "build_rows": p.runs[b].Rows, "probe_rows": p.runs[pr].Rows, "rows": g.pairOut})
+	g.emit(joinevent.PairJoined{Partition: p.id, Level: p.level, Method: method,
+		Build: sideName(b), BuildRows: p.runs[b].Rows, ProbeRows: p.runs[pr].Rows, Rows: g.pairOut})
 	g.shrink(g.pairHeld)
 	g.pairHeld, g.pair = 0, nil
 	g.state = gracePairs

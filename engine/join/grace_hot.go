@@ -9,6 +9,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/spill"
 )
@@ -410,7 +411,7 @@ func (g *Grace) traceHotKey(p *gracePair, tab *column.Table, keys []*column.Vect
 			key = append(key, expr.ToString(v.Value(bestRow)))
 		}
 	}
-	g.emit(EventHotKey, map[string]any{"partition": p.id, "level": p.level, "key": strings.Join(key, ","),
-		"rows": int32(best), "block_rows": tab.N, "left_rows": p.runs[0].Rows, "right_rows": p.runs[1].Rows,
-		"shrink": shrink})
+	g.emit(joinevent.HotKey{Partition: p.id, Level: p.level, Key: strings.Join(key, ","),
+		Rows: int32(best), BlockRows: tab.N, LeftRows: p.runs[0].Rows, RightRows: p.runs[1].Rows,
+		Shrink: shrink})
 }

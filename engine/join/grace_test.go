@@ -12,6 +12,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/spill"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -172,7 +173,7 @@ func TestGraceHotKey(t *testing.T) {
 		}
 		var found bool
 		for _, e := range got.events {
-			if e.Kind == EventHotKey && e.Attrs["key"] == "0" {
+			if h, ok := e.Payload.(joinevent.HotKey); ok && h.Key == "0" {
 				found = true
 			}
 		}
@@ -214,13 +215,13 @@ func TestGraceDocumentExample(t *testing.T) {
 	written := map[string][]int64{}
 	joined := map[string]int64{}
 	for _, e := range got.events {
-		switch e.Kind {
-		case EventPartitionWritten:
-			written[e.Attrs["side"].(string)] = append(written[e.Attrs["side"].(string)], e.Attrs["rows"].(int64))
-		case EventPairJoined:
-			joined[e.Attrs["partition"].(string)] = e.Attrs["rows"].(int64)
-			if e.Attrs["build"] != "left" {
-				t.Errorf("pair %s built on the %s side, want the smaller, users", e.Attrs["partition"], e.Attrs["build"])
+		switch p := e.Payload.(type) {
+		case joinevent.PartitionWritten:
+			written[p.Side] = append(written[p.Side], p.Rows)
+		case joinevent.PairJoined:
+			joined[p.Partition] = p.Rows
+			if p.Build != "left" {
+				t.Errorf("pair %s built on the %s side, want the smaller, users", p.Partition, p.Build)
 			}
 		}
 	}

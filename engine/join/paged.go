@@ -15,6 +15,7 @@ import (
 	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -196,31 +197,10 @@ type SortColumn struct {
 	NullsFirst bool
 }
 
-// Trace event kinds of the paged join (Op "paged"), besides the request events of every connector request
-// (connector.RequestSent … with a "purpose" attribute: wide, thin, probe, refetch) and trace.RowsEmitted.
-const (
-	// PageSized: page, size, reason — the size chosen for the next thin page and why.
-	PageSized trace.Kind = "page_sized"
-	// PageRequested: page, phase (rows or null_sort), cursor (values, or null at the start), size.
-	PageRequested trace.Kind = "page_requested"
-	// PageFetched: page, rows, bytes, distinct_keys, window_from, window_to (the cursor and the page's last
-	// tuple: the re-fetch window (from, to]), short.
-	PageFetched trace.Kind = "page_fetched"
-	// TieGroupCut: page, tuple (the sort value shared across the page edge), same_key (the edge also splits
-	// rows sharing the join key: the inclusive re-fetch brings their twins).
-	TieGroupCut trace.Kind = "tie_group_cut"
-	// FilterSplit: page, side (probe or refetch), source, keys, slices, slice_bytes, slice_values, max_bytes,
-	// max_values.
-	FilterSplit trace.Kind = "filter_split"
-	// ProbeResults: page, rows, matched_keys.
-	ProbeResults trace.Kind = "probe_results"
-	// Refetched: page, window_from, window_to, keys, rows, phases (the null phases re-fetched: one request
-	// each at least), or from_page (answered from the wide page).
-	Refetched trace.Kind = "refetch"
-	// PageWindow: page, window, rows_from, rows_to (the page's rows [from, to)), keys, window_from, window_to,
-	// reason — a part of a thin page probed and re-fetched on its own, before the run's first row.
-	PageWindow trace.Kind = "page_window"
-)
+// The paged join's trace events (PageSized, PageRequested, PageFetched, TieGroupCut, FilterSplit, ProbeResults,
+// Refetched, PageWindow, and the unmatched rows' NullKeyRows and ProbeScanned) are declared in
+// engine/join/joinevent; each connector request also emits the connector's events (connevent.RequestSent… with a
+// Purpose: wide, thin, probe, refetch), and each batch out a trace.KindRowsEmitted.
 
 // Detail keys of the paged join.
 const (
@@ -543,7 +523,7 @@ func (p *Paged) Next(ctx context.Context) (*column.Batch, error) {
 			}
 			p.emitted += int64(b.N)
 			p.lastRate.outRows += int64(b.N)
-			p.emit(trace.RowsEmitted, map[string]any{"rows": b.N, "total": p.emitted, "page": p.page})
+			p.emit(trace.RowsEmitted{Rows: int64(b.N), Total: p.emitted, Page: p.page})
 			return b, nil
 		case pagedProbeScan:
 			if p.cfg.Limit >= 0 && p.emitted >= p.cfg.Limit {
@@ -574,8 +554,8 @@ func (p *Paged) finish() {
 	p.details.Set(DetailPageSizes, append([]int(nil), p.sizes...))
 }
 
-func (p *Paged) emit(kind trace.Kind, attrs map[string]any) {
-	p.sink.Emit(trace.Event{Kind: kind, At: p.paged.now(), Op: p.op, Attrs: attrs})
+func (p *Paged) emit(e trace.Payload) {
+	p.sink.Emit(trace.Event{At: p.paged.now(), Op: p.op, Payload: e})
 }
 
 func (p *Paged) grow(what string, n int64) error {
@@ -660,7 +640,7 @@ func (p *Paged) sortIndex(c string) int {
 	return -1
 }
 
-func valuesAny(vals []column.Value) any {
+func literals(vals []column.Value) []string {
 	if vals == nil {
 		return nil
 	}
@@ -690,7 +670,7 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 	p.page++
 	size, reason := p.sizeNext()
 	p.size = size
-	p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": reason})
+	p.emit(joinevent.PageSized{Page: p.page, Size: size, Reason: reason})
 	wide := p.page == 1 && !p.cfg.ThinFirst && !p.cfg.FixedPage && p.perWindow
 	runs, bytes, dry, err := p.mergePage(ctx, &size, wide)
 	if err != nil {
@@ -754,12 +734,12 @@ func (p *Paged) fetchThin(ctx context.Context) error {
 			tuple[i] = connector.Literal(v)
 		}
 		p.details.Add(DetailTieGroupsCut, 1)
-		p.emit(TieGroupCut, map[string]any{"page": p.page, "tuple": strings.Join(tuple, ", "), "same_key": kc == 0})
+		p.emit(joinevent.TieGroupCut{Page: p.page, Tuple: strings.Join(tuple, ", "), SameKey: kc == 0})
 	}
 	keyAt := indexOfName(cols, p.keyCol)
 	pageKeys := dynfilter.Distinct(thin.Cols[keyAt].Slice(0, use), use)
-	p.emit(PageFetched, engineAttrs(p.paged.r, map[string]any{"page": p.page, "rows": use, "bytes": bytes, "distinct_keys": len(pageKeys),
-		"window_from": valuesAny(p.cursor), "window_to": valuesAny(last), "short": p.thinShort}, dropped))
+	p.emit(joinevent.PageFetched{Page: p.page, Rows: use, Bytes: bytes, DistinctKeys: len(pageKeys),
+		WindowFrom: literals(p.cursor), WindowTo: literals(last), Short: p.thinShort, EngineDropped: engineDropped(p.paged.r, dropped)})
 	p.lastRate.thinRows += int64(use)
 	p.lastRate.thinBytes += thinBytes * int64(use) / int64(n)
 	p.lastRate.keys += int64(len(pageKeys))
@@ -905,8 +885,8 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		return err
 	}
 	if windowing {
-		p.emit(PageWindow, map[string]any{"page": p.page, "window": p.windowOfPage + 1, "rows_from": start, "rows_to": end,
-			"keys": len(keys), "window_from": valuesAny(from), "window_to": valuesAny(to), "reason": reason})
+		p.emit(joinevent.PageWindow{Page: p.page, Window: p.windowOfPage + 1, RowsFrom: start, RowsTo: end,
+			Keys: len(keys), WindowFrom: literals(from), WindowTo: literals(to), Reason: reason})
 		p.windowKeys *= windowGrowth
 	}
 	if !p.perWindow {
@@ -943,8 +923,8 @@ func (p *Paged) nextWindow(ctx context.Context) error {
 		}
 		heavy := p.noteHeavy(sample, len(keys))
 		p.sampleEnd = end
-		p.emit(PageWindow, map[string]any{"page": p.page, "window": 0, "rows_from": start, "rows_to": end, "keys": len(keys),
-			"heavy_keys": heavy, "reason": fmt.Sprintf("%s %d keys match more than one probe response (%d rows, %d keys over twice their share of it): "+
+		p.emit(joinevent.PageWindow{Page: p.page, Window: 0, RowsFrom: start, RowsTo: end, Keys: len(keys),
+			HeavyKeys: heavy, Reason: fmt.Sprintf("%s %d keys match more than one probe response (%d rows, %d keys over twice their share of it): "+
 				"keys go a few at a time, in page order, from %d again, each heavy key alone", what, len(keys), full.page.N, heavy, firstWindowKeys)})
 		return nil
 	}
@@ -1206,7 +1186,7 @@ func (p *Paged) probeKeys(ctx context.Context, keys []column.Value, stop stopAt)
 		return nil, nil, fmt.Errorf("probe: %w", err)
 	}
 	matched := dynfilter.Distinct(out.Cols[out.Schema.Index(r.keyColumn())], out.N)
-	p.emit(ProbeResults, engineAttrs(r, map[string]any{"page": p.page, "rows": out.N, "matched_keys": len(matched)}, dropped))
+	p.emit(joinevent.ProbeResults{Page: p.page, Rows: out.N, MatchedKeys: len(matched), EngineDropped: engineDropped(r, dropped)})
 	return out, matched, nil
 }
 
@@ -1262,8 +1242,8 @@ func (p *Paged) pageRows(start, end int, from, to, matched []column.Value) (*col
 	p.details.Add(DetailRefetchRows, int64(out.N))
 	p.lastRate.refetchRows += int64(out.N)
 	p.lastRate.refetchBytes += out.Batch().Bytes()
-	p.emit(Refetched, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
-		"keys": len(matched), "rows": out.N, "from_page": true})
+	p.emit(joinevent.Refetched{Page: p.page, WindowFrom: literals(from), WindowTo: literals(to),
+		Keys: len(matched), Rows: out.N, FromPage: true})
 	return out, nil
 }
 
@@ -1298,8 +1278,8 @@ func (p *Paged) refetch(ctx context.Context, start, end int, from, to, matched [
 	if err != nil {
 		return nil, fmt.Errorf("refetch: %w", err)
 	}
-	p.emit(Refetched, engineAttrs(p.paged.r, map[string]any{"page": p.page, "window_from": valuesAny(from), "window_to": valuesAny(to),
-		"keys": len(matched), "rows": out.N, "phases": len(tabs)}, dropped))
+	p.emit(joinevent.Refetched{Page: p.page, WindowFrom: literals(from), WindowTo: literals(to),
+		Keys: len(matched), Rows: out.N, Phases: len(tabs), EngineDropped: engineDropped(p.paged.r, dropped)})
 	return out, nil
 }
 
@@ -1339,8 +1319,8 @@ func (p *Paged) traceSplit(side, source string, keys int, f dynfilter.Filter) {
 		bytes[i], vals[i] = s.Bytes, len(s.Values)
 	}
 	p.details.Add(DetailFilterSlices, int64(len(f.Slices)))
-	p.emit(FilterSplit, map[string]any{"page": p.page, "side": side, "source": source, "keys": keys, "slices": len(f.Slices),
-		"slice_bytes": bytes, "slice_values": vals, "max_bytes": f.MaxBytes, "max_values": f.MaxValues})
+	p.emit(joinevent.FilterSplit{Page: p.page, Side: side, Source: source, Keys: keys, Slices: len(f.Slices),
+		SliceBytes: bytes, SliceValues: vals, MaxBytes: f.MaxBytes, MaxValues: f.MaxValues})
 }
 
 // sideOps lays the fetched tables out as the spec's left and right inputs (unfetched columns dead).

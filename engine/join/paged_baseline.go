@@ -62,7 +62,7 @@ func (b *baselineJoin) Next(ctx context.Context) (*column.Batch, error) {
 				continue
 			}
 			p.emitted += int64(out.N)
-			p.emit(trace.RowsEmitted, map[string]any{"rows": out.N, "total": p.emitted, "page": p.page})
+			p.emit(trace.RowsEmitted{Rows: int64(out.N), Total: p.emitted, Page: p.page})
 			return out, nil
 		}
 		if !b.more || (p.cfg.Limit >= 0 && p.emitted >= p.cfg.Limit) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -54,8 +55,8 @@ func capSweepRun(t *testing.T, c pagedCase, queryBytes int) ([]string, error, []
 	got, err := runPaged(t, op, err)
 	resplit := env.Details.Int(DetailFilterSlices)
 	for _, e := range rec.Events() {
-		if e.Kind == FilterSplit {
-			resplit -= int64(e.Attrs["slices"].(int))
+		if f, ok := e.Payload.(joinevent.FilterSplit); ok {
+			resplit -= int64(f.Slices)
 		}
 	}
 	return got, err, log.texts, resplit

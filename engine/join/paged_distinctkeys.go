@@ -6,6 +6,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 )
 
 // NewDistinctKeys is the distinct-key-pages baseline (BASELINE, wrong order): pages are distinct join keys in
@@ -66,7 +67,7 @@ func NewDistinctKeys(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 		if len(keys) == 0 {
 			return column.NewTable(schemaOf(cols, r.Info.Schema)), false, nil
 		}
-		p.emit(PageFetched, map[string]any{"page": p.page, "distinct_keys": len(keys), "rows": len(keys)})
+		p.emit(joinevent.PageFetched{Page: p.page, DistinctKeys: len(keys), Rows: len(keys)})
 		shape := connector.Request{Table: r.Info.Name, Columns: cols, OrderBy: order, Limit: r.Conn.Caps().MaxRows}
 		kf := keyFilter{column: p.keyCol, with: func(in connector.Predicate) connector.Predicate { return p.paged.where(p.phaseWhere(0), in) }}
 		f, err := p.paged.filter(kf, keys, shape)

@@ -366,11 +366,11 @@ func (p *Paged) probeOfKept(probeTab, pagedTab *column.Table) *column.Table {
 	return out
 }
 
-// engineAttrs adds to a trace event's attributes how many rows the engine conditions of r dropped, when r has
-// any (the attribute is absent otherwise, as in the traces of joins without them).
-func engineAttrs(r *Remote, attrs map[string]any, dropped int) map[string]any {
-	if len(r.Engine) > 0 {
-		attrs["engine_dropped"] = dropped
+// engineDropped is a trace event's count of the rows the engine conditions of r dropped, when r has any (nil
+// otherwise: the field is absent, as in the traces of joins without them).
+func engineDropped(r *Remote, dropped int) *int {
+	if len(r.Engine) == 0 {
+		return nil
 	}
-	return attrs
+	return &dropped
 }

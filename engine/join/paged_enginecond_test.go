@@ -11,6 +11,7 @@ import (
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -215,12 +216,11 @@ func TestPagedEngineCondThinPage(t *testing.T) {
 	}
 	dropped := 0
 	for _, e := range rec.Events() {
-		if e.Kind == PageFetched {
-			n, ok := e.Attrs["engine_dropped"].(int)
-			if !ok {
-				t.Fatalf("page_fetched without engine_dropped: %v", e.Attrs)
+		if f, ok := e.Payload.(joinevent.PageFetched); ok {
+			if f.EngineDropped == nil {
+				t.Fatalf("page_fetched without engine_dropped: %+v", f)
 			}
-			dropped += n
+			dropped += *f.EngineDropped
 		}
 	}
 	if dropped != 4 || env.Details.Map()[DetailEngineDropped] != int64(4) {

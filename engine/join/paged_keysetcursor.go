@@ -8,6 +8,7 @@ import (
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 )
 
 // stallPages is how many consecutive pages the `<=` cursor may end on the value it started from before the
@@ -63,7 +64,7 @@ func NewKeysetCursor(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 			}
 			where = and(where, connector.Compare{Column: p.sortCol, Op: op, Value: *cursor})
 		}
-		p.emit(PageRequested, map[string]any{"page": p.page, "phase": "rows", "cursor": valuesAny(ptrValues(cursor)), "size": size})
+		p.emit(joinevent.PageRequested{Page: p.page, Phase: "rows", Cursor: literals(ptrValues(cursor)), Size: size})
 		page, err := p.paged.send(ctx, connector.Request{Table: r.Info.Name, Columns: cols, Where: where, OrderBy: order, Limit: size}, "page")
 		if err != nil {
 			return nil, false, err
@@ -85,8 +86,8 @@ func NewKeysetCursor(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec
 				p.sortCol, connector.Literal(last), stalled, size)
 		}
 		cursor = &last
-		p.emit(PageFetched, map[string]any{"page": p.page, "rows": t.N, "bytes": page.Bytes, "window_to": valuesAny([]column.Value{last}),
-			"short": t.N < size && !page.Truncated})
+		p.emit(joinevent.PageFetched{Page: p.page, Rows: t.N, Bytes: page.Bytes, WindowTo: literals([]column.Value{last}),
+			Short: t.N < size && !page.Truncated})
 		return t, page.Truncated || t.N >= size, nil
 	}
 	return b, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -146,12 +147,12 @@ func TestPagedNullableSortStopsEarly(t *testing.T) {
 	var thinRows, pages int
 	phases := map[string]bool{}
 	for _, e := range sink.Events() {
-		switch e.Kind {
-		case PageFetched:
-			thinRows += e.Attrs["rows"].(int)
+		switch p := e.Payload.(type) {
+		case joinevent.PageFetched:
+			thinRows += p.Rows
 			pages++
-		case PageRequested:
-			phases[e.Attrs["phase"].(string)] = true
+		case joinevent.PageRequested:
+			phases[p.Phase] = true
 		}
 	}
 	t.Logf("take 10 of 3,000 rows by ts desc, sev asc: %d thin rows in %d pages, %d requests to the paged side, %d to the probe side",
@@ -223,7 +224,7 @@ func TestPagedNullableSortConcurrent(t *testing.T) {
 			}
 			b.Write(j)
 			b.WriteByte('\n')
-			if e.Kind == trace.RowsEmitted && first < 0 {
+			if e.Kind() == trace.KindRowsEmitted && first < 0 {
 				first = e.At
 			}
 		}

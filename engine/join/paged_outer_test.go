@@ -10,6 +10,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -154,7 +155,7 @@ func TestPagedLeftOuterNullKeysInOrder(t *testing.T) {
 	}
 	nullReads := 0
 	for _, e := range rec.Events() {
-		if e.Kind == NullKeyRows {
+		if e.Kind() == joinevent.KindNullKeyRows {
 			nullReads++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 )
 
 // The merge of the null phases: how the paged join follows a sort whose columns may hold nulls at any
@@ -269,7 +270,7 @@ func (p *Paged) fetchPhase(ctx context.Context, ph, size int, wide bool) (fetche
 			cols, order, _ = p.fullShape(ph)
 			purpose = "wide"
 		}
-		p.emit(PageRequested, map[string]any{"page": p.page, "phase": phaseName, "cursor": valuesAny(s.next), "size": size, "wide": wide})
+		p.emit(joinevent.PageRequested{Page: p.page, Phase: phaseName, Cursor: literals(s.next), Size: size, Wide: wide})
 		bound := connector.After
 		if s.again {
 			bound = connector.AtOrAfter
@@ -280,12 +281,12 @@ func (p *Paged) fetchPhase(ctx context.Context, ph, size int, wide bool) (fetche
 		var big *connector.ResultTooLargeError
 		if errors.As(err, &big) && wide {
 			wide = false
-			p.emit(PageSized, map[string]any{"page": p.page, "size": size, "reason": "the source refused the first page at full width: " + big.Error() + "; thin rows instead"})
+			p.emit(joinevent.PageSized{Page: p.page, Size: size, Reason: "the source refused the first page at full width: " + big.Error() + "; thin rows instead"})
 			continue
 		}
 		if errors.As(err, &big) && size > 1 {
 			next := max(1, size/shrinkDivisor)
-			p.emit(PageSized, map[string]any{"page": p.page, "size": next, "reason": "the source refused " + fmt.Sprint(size) + " thin rows: " + big.Error()})
+			p.emit(joinevent.PageSized{Page: p.page, Size: next, Reason: "the source refused " + fmt.Sprint(size) + " thin rows: " + big.Error()})
 			size = next
 			continue
 		}

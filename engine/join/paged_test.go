@@ -14,6 +14,7 @@ import (
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -397,7 +398,7 @@ func TestKeysetLessThanLosesTiedRows(t *testing.T) {
 	}
 	cut := 0
 	for _, e := range rec.Events() {
-		if e.Kind == TieGroupCut {
+		if e.Kind() == joinevent.KindTieGroupCut {
 			cut++
 		}
 	}

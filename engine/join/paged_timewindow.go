@@ -8,6 +8,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 )
 
 // defaultTimeWindow is the timewindow baseline's window when none is set: a minute, a plausible choice for a
@@ -67,7 +68,7 @@ func NewTimeWindow(spec *Spec, left, right *Remote, cfg PagedConfig, env *exec.E
 		lo := column.Value{Type: column.DateTime, Int: top.Int - int64(w)}
 		where := p.paged.where(p.phaseWhere(0), connector.Compare{Column: tc, Op: "<=", Value: top},
 			connector.Compare{Column: tc, Op: ">", Value: lo})
-		p.emit(PageRequested, map[string]any{"page": p.page, "phase": "window", "window_from": connector.Literal(lo), "window_to": connector.Literal(top)})
+		p.emit(joinevent.PageRequested{Page: p.page, Phase: "window", WindowFrom: connector.Literal(lo), WindowTo: connector.Literal(top)})
 		rows, err := p.paged.send(ctx, connector.Request{Table: r.Info.Name, Columns: cols, Where: where, OrderBy: order}, "window")
 		if err != nil {
 			return nil, false, fmt.Errorf("window (%s, %s] of %s: %w", connector.Literal(lo), connector.Literal(top), w, err)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
-	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // The rows of the paged join that match nothing and are not in any window's join: the paged side's rows whose
@@ -33,14 +33,7 @@ import (
 // nulls last (CheckPagedSort refuses the others). Memory: the set, a key and matchedKeyBytes each, accounted;
 // past matchedKeysShare of the budget the join fails (see noteMatched). Cost: ⌈probe rows / probeScanRows⌉ requests.
 
-// Trace event kinds of the unmatched rows.
-const (
-	// NullKeyRows: phase, rows, more — a response of the paged side's rows with a null key.
-	NullKeyRows trace.Kind = "null_key_rows"
-	// ProbeScanned: rows, unmatched, more, matched_keys — a response of the scan of the probe side after the
-	// last page, and how many of its rows matched no paged key.
-	ProbeScanned trace.Kind = "probe_scanned"
-)
+// The unmatched rows' trace events are joinevent.NullKeyRows and joinevent.ProbeScanned.
 
 // probeScanRows bounds one response of the probe scan (below the source's row cap): the scan holds one
 // response and its unmatched rows at a time, so its memory stays that of a page whatever the probe side's size.
@@ -321,7 +314,7 @@ func (p *Paged) readNullKeys(ctx context.Context, ph int) error {
 	if n.rows, dropped, err = r.enginePass(n.rows); err != nil {
 		return fmt.Errorf("null-keys: %w", err)
 	}
-	p.emit(NullKeyRows, engineAttrs(r, map[string]any{"phase": ph, "rows": rows, "more": n.more}, dropped))
+	p.emit(joinevent.NullKeyRows{Phase: ph, Rows: rows, More: n.more, EngineDropped: engineDropped(r, dropped)})
 	return nil
 }
 
@@ -373,7 +366,7 @@ func (p *Paged) nextUnmatchedProbe(ctx context.Context) error {
 			idx = append(idx, int32(i))
 		}
 	}
-	p.emit(ProbeScanned, engineAttrs(r, map[string]any{"rows": rows, "unmatched": len(idx), "more": !p.scanDone, "matched_keys": len(p.matchedKeys)}, dropped))
+	p.emit(joinevent.ProbeScanned{Rows: rows, Unmatched: len(idx), More: !p.scanDone, MatchedKeys: len(p.matchedKeys), EngineDropped: engineDropped(r, dropped)})
 	if len(idx) == 0 {
 		return nil
 	}

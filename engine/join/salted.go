@@ -12,6 +12,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/skew"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -93,20 +94,8 @@ const (
 	saltDone
 )
 
-// Trace events the salted join emits (Op is "salted join").
-const (
-	// TraceHeavyKey: key, side ("left", "right" or "both"), left_rows, right_rows, salted (false for a key
-	// heavy only on the expanded side), both_sides.
-	TraceHeavyKey trace.Kind = "heavy_key_found"
-	// TraceSaltAssigned: key, side (the spread one), rows_per_salt ([]int64, index = salt).
-	TraceSaltAssigned trace.Kind = "salt_assigned"
-	// TraceRowsReplicated: key, side (the expanded one), rows, copies (W), extra_bytes. A join that copies
-	// every key's rows (broadcast, shuffle on the same mechanism) emits one, for key "*".
-	TraceRowsReplicated trace.Kind = "rows_replicated"
-	// TraceWorkerLoad: worker, rows_before, rows_after, bytes_before, bytes_after, pairs_before, pairs_after,
-	// load_before, load_after (load = rows received + pairs formed).
-	TraceWorkerLoad trace.Kind = "worker_load"
-)
+// The salted join's trace events (Op SaltedOp: HeavyKey, SaltAssigned, RowsReplicated, WorkerLoad) are declared
+// in engine/join/joinevent.
 
 // The rule for W, the number of workers (and the salt range): one worker per rowsPerWorker input rows, rounded
 // up to a power of two and kept within [minWorkers, MaxWorkers]; then halved while the copies the expansion
@@ -676,8 +665,8 @@ func (s *Salted) route(ctx context.Context) error {
 		case h.Right > h.Left:
 			side = "right"
 		}
-		s.emit(TraceHeavyKey, map[string]any{"key": h.Label, "side": side, "left_rows": h.Left,
-			"right_rows": h.Right, "salted": h.Salted, "both_sides": h.BothSides})
+		s.emit(joinevent.HeavyKey{Key: h.Label, Side: side, LeftRows: h.Left,
+			RightRows: h.Right, Salted: h.Salted, BothSides: h.BothSides})
 	}
 	stats := map[string]*saltKeyStat{}
 	fullApart := s.spec.Kind == FullOuter && !p.Naive
@@ -900,10 +889,10 @@ func (s *Salted) report(stats map[string]*saltKeyStat, bytesBefore, bytesAfter i
 		expRows += exp
 		spreadBytes += sb
 		expBytes += eb
-		s.emit(TraceSaltAssigned, map[string]any{"key": h.Label, "side": saltSide(p.SpreadLeft),
-			"rows_per_salt": append([]int64(nil), st.salts...)})
-		s.emit(TraceRowsReplicated, map[string]any{"key": h.Label, "side": saltSide(!p.SpreadLeft), "rows": exp,
-			"copies": W, "extra_bytes": eb * int64(W-1)})
+		s.emit(joinevent.SaltAssigned{Key: h.Label, Side: saltSide(p.SpreadLeft),
+			RowsPerSalt: append([]int64(nil), st.salts...)})
+		s.emit(joinevent.RowsReplicated{Key: h.Label, Side: saltSide(!p.SpreadLeft), Rows: exp,
+			Copies: W, ExtraBytes: eb * int64(W-1)})
 		replicated += exp * int64(W-1)
 	}
 	if p.every { // no key is listed heavy: every expanded row was copied to every worker
@@ -917,16 +906,16 @@ func (s *Salted) report(stats map[string]*saltKeyStat, bytesBefore, bytesAfter i
 		}
 		replicated = rows * int64(W-1)
 		// One event for all the keys (key "*"), so the view's count is the run's.
-		s.emit(TraceRowsReplicated, map[string]any{"key": "*", "side": saltSide(!p.SpreadLeft), "rows": rows,
-			"copies": W, "extra_bytes": bytes * int64(W-1)})
+		s.emit(joinevent.RowsReplicated{Key: "*", Side: saltSide(!p.SpreadLeft), Rows: rows,
+			Copies: W, ExtraBytes: bytes * int64(W-1)})
 	}
 	extraBytes = bytesAfter - bytesBefore
 	before, after := make([]int64, W), make([]int64, W)
 	for i, w := range s.workers {
 		before[i], after[i] = w.loadBefore(), w.loadAfter()
-		s.emit(TraceWorkerLoad, map[string]any{"worker": i, "rows_before": w.rowsBefore, "rows_after": w.rowsAfter,
-			"bytes_before": w.bytesBefore, "bytes_after": w.bytesAfter, "pairs_before": w.pairsBefore,
-			"pairs_after": w.pairsAfter, "load_before": before[i], "load_after": after[i]})
+		s.emit(joinevent.WorkerLoad{Worker: i, RowsBefore: w.rowsBefore, RowsAfter: w.rowsAfter,
+			BytesBefore: w.bytesBefore, BytesAfter: w.bytesAfter, PairsBefore: w.pairsBefore,
+			PairsAfter: w.pairsAfter, LoadBefore: before[i], LoadAfter: after[i]})
 	}
 	d := s.env.Details
 	d.Set("workers", W)
@@ -983,9 +972,9 @@ func MaxOverMedian(loads []int64) float64 {
 	return float64(s[n-1]) / math.Max(med, 1)
 }
 
-func (s *Salted) emit(kind trace.Kind, attrs map[string]any) {
+func (s *Salted) emit(p trace.Payload) {
 	if s.env.Trace != nil {
-		s.env.Trace.Emit(trace.Event{Kind: kind, Op: SaltedOp, Attrs: attrs})
+		s.env.Trace.Emit(trace.Event{Op: SaltedOp, Payload: p})
 	}
 }
 

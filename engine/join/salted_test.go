@@ -10,6 +10,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -261,9 +262,9 @@ func TestSaltedReportsBothSidesHeavy(t *testing.T) {
 	}
 	var pairsBefore, pairsAfter, maxAfter int64
 	for _, e := range env.Trace.(*trace.Recorder).Events() {
-		if e.Kind == TraceWorkerLoad {
-			pairsBefore += e.Attrs["pairs_before"].(int64)
-			pa := e.Attrs["pairs_after"].(int64)
+		if w, ok := e.Payload.(joinevent.WorkerLoad); ok {
+			pairsBefore += w.PairsBefore
+			pa := w.PairsAfter
 			pairsAfter += pa
 			maxAfter = max(maxAfter, pa)
 		}
@@ -287,13 +288,13 @@ func TestSaltedTrace(t *testing.T) {
 	kinds := map[trace.Kind]int{}
 	var perSalt []int64
 	for _, e := range env.Trace.(*trace.Recorder).Events() {
-		kinds[e.Kind]++
-		if e.Kind == TraceSaltAssigned && e.Attrs["key"] == "0" {
-			perSalt = e.Attrs["rows_per_salt"].([]int64)
+		kinds[e.Kind()]++
+		if s, ok := e.Payload.(joinevent.SaltAssigned); ok && s.Key == "0" {
+			perSalt = s.RowsPerSalt
 		}
 	}
-	if kinds[TraceHeavyKey] == 0 || kinds[TraceSaltAssigned] != p.SaltedKeys() || kinds[TraceRowsReplicated] != p.SaltedKeys() ||
-		kinds[TraceWorkerLoad] != p.Workers {
+	if kinds[joinevent.KindHeavyKey] == 0 || kinds[joinevent.KindSaltAssigned] != p.SaltedKeys() || kinds[joinevent.KindRowsReplicated] != p.SaltedKeys() ||
+		kinds[joinevent.KindWorkerLoad] != p.Workers {
 		t.Fatalf("events %v; want heavy keys, one salt and one replication event per salted key (%d), one load per worker (%d)",
 			kinds, p.SaltedKeys(), p.Workers)
 	}

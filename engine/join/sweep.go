@@ -10,6 +10,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -114,10 +115,7 @@ const traceStride = 64
 // key number (4), its place in the key order (4), a matched flag and heap room (8).
 const workBytesPerRow = 40
 
-// SweepAdvanced is the sweep's trace event. Attrs: key (the key's text), position (the start the sweep line has
-// reached), active_left and active_right (the active-set sizes), active_max (the largest combined size so far,
-// which the events' own sizes, sampled, can miss), expired and overlaps (totals so far).
-const SweepAdvanced trace.Kind = "sweep_advanced"
+// The sweep's trace event is joinevent.SweepAdvanced.
 
 // Overlap is an interval join's overlap condition, as column indexes into each side's schema.
 type Overlap struct {
@@ -691,9 +689,9 @@ func (s *Sweep) traceEvent() {
 	if s.key < len(s.lgrp)-1 {
 		key = s.keyText(s.key)
 	}
-	s.sink.Emit(trace.Event{Kind: SweepAdvanced, Op: "sweep join", Attrs: map[string]any{
-		"key": key, "position": s.pos, "active_left": len(s.lheap), "active_right": len(s.rheap),
-		"active_max": s.stats.activeMax, "expired": s.stats.expired, "overlaps": s.stats.overlaps,
+	s.sink.Emit(trace.Event{Op: "sweep join", Payload: joinevent.SweepAdvanced{
+		Key: key, Position: s.pos, ActiveLeft: len(s.lheap), ActiveRight: len(s.rheap),
+		ActiveMax: s.stats.activeMax, Expired: s.stats.expired, Overlaps: s.stats.overlaps,
 	}})
 }
 

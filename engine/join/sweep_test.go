@@ -11,6 +11,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 )
@@ -386,13 +387,12 @@ func TestSweepTraceAndDetails(t *testing.T) {
 		t.Fatalf("%d trace events for %d rows at stride 10", len(events), lt.N+rt.N)
 	}
 	last := events[len(events)-1]
-	for _, k := range []string{"key", "position", "active_left", "active_right", "expired", "overlaps"} {
-		if _, ok := last.Attrs[k]; !ok || last.Kind != SweepAdvanced {
-			t.Fatalf("last event %+v lacks %s", last, k)
-		}
+	sw, ok := last.Payload.(joinevent.SweepAdvanced)
+	if !ok {
+		t.Fatalf("last event %+v is not the sweep's", last)
 	}
-	if last.Attrs["overlaps"] != int64(want) {
-		t.Errorf("last event overlaps %v, want %d", last.Attrs["overlaps"], want)
+	if sw.Overlaps != int64(want) {
+		t.Errorf("last event overlaps %v, want %d", sw.Overlaps, want)
 	}
 }
 

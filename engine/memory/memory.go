@@ -10,6 +10,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
+
+	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // DefaultBudget is the budget of a query that names none: generous for files on a laptop, small enough that a
@@ -21,31 +24,56 @@ type Budget struct {
 	mu         sync.Mutex
 	limit      int64
 	used, peak int64
-	// onPeak, when set, hears the peak each time it has grown by a step since it last heard it (reported).
-	onPeak   func(peak int64)
+	// sink, when set, hears a HighWater event each time the peak has grown by a step since the last one
+	// (reported), stamped with now().
+	sink     trace.Sink
+	now      func() time.Duration
 	reported int64
 }
 
-// peakStep is how far the peak must grow before onPeak hears it again: an eighth of what it last heard, at
-// least 64 KiB, so a run's climb is a few dozen events whatever its size.
+// HighWater is the budget's trace event: a new high-water mark of the bytes the query holds (Op "memory").
+type HighWater struct {
+	Bytes  int64 `json:"bytes"`  // the peak so far
+	Budget int64 `json:"budget"` // the budget's limit
+}
+
+// KindHighWater is HighWater's kind.
+const KindHighWater trace.Kind = "memory_high"
+
+func (HighWater) Kind() trace.Kind { return KindHighWater }
+
+// OpMemory is the Op of HighWater events.
+const OpMemory = "memory"
+
+// peakStep is how far the peak must grow before the budget emits another HighWater: an eighth of what it last
+// emitted, at least 64 KiB, so a run's climb is a few dozen events whatever its size.
 func peakStep(reported int64) int64 { return max(reported/8, 64<<10) }
 
-// OnPeak makes fn hear the peak as it grows (in steps of an eighth, at least 64 KiB) and, through ReportPeak,
-// its final value. fn runs with the budget locked: it must be quick and must not use the budget.
-func (b *Budget) OnPeak(fn func(peak int64)) {
+// Trace makes the budget emit HighWater events to sink as its peak grows (in steps of an eighth, at least
+// 64 KiB) and, through ReportPeak, its final value; now stamps each with the run's (virtual) time. Emit runs
+// with the budget locked: the sink must not use the budget.
+func (b *Budget) Trace(sink trace.Sink, now func() time.Duration) {
 	b.mu.Lock()
-	b.onPeak = fn
+	b.sink, b.now = sink, now
 	b.mu.Unlock()
 }
 
-// ReportPeak tells OnPeak's listener the peak if it has grown since it last heard it.
+// ReportPeak emits the peak as a HighWater event if it has grown since the last one.
 func (b *Budget) ReportPeak() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.onPeak != nil && b.peak > b.reported {
-		b.reported = b.peak
-		b.onPeak(b.peak)
+	if b.peak > b.reported {
+		b.emitPeak()
 	}
+}
+
+// emitPeak emits the peak (b.mu held).
+func (b *Budget) emitPeak() {
+	if b.sink == nil {
+		return
+	}
+	b.reported = b.peak
+	b.sink.Emit(trace.Event{At: b.now(), Op: OpMemory, Payload: HighWater{Bytes: b.peak, Budget: b.limit}})
 }
 
 // NewBudget returns a budget of limit bytes (DefaultBudget when limit <= 0).
@@ -76,9 +104,8 @@ func (b *Budget) Grow(holder string, n int64) error {
 	}
 	b.used += n
 	b.peak = max(b.peak, b.used)
-	if b.onPeak != nil && b.peak >= b.reported+peakStep(b.reported) {
-		b.reported = b.peak
-		b.onPeak(b.peak)
+	if b.peak >= b.reported+peakStep(b.reported) {
+		b.emitPeak()
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -58,10 +60,10 @@ func TestDynamicFilterSlicesOverlap(t *testing.T) {
 					rows, sorted, tr, details, events, p := run(strategy, concurrentSlices)
 					evs, probe := 0, ""
 					for _, e := range events {
-						if e.Kind == "dynamic_filter" {
+						if a, ok := e.Payload.(dfevent.Applied); ok {
 							evs++
-							probe = e.Attrs["source"].(string)
-							if n := e.Attrs["slices"].(int); n < concurrentSlices {
+							probe = a.Source
+							if n := a.Slices; n < concurrentSlices {
 								t.Fatalf("%d slices: the test needs more than the %d that overlap", n, concurrentSlices)
 							}
 						}
@@ -90,9 +92,9 @@ func TestDynamicFilterSlicesOverlap(t *testing.T) {
 						}
 					}
 					for _, e := range events {
-						if e.Kind == connector.RequestSent && (e.Attrs["query_bytes"].(int) > e.Attrs["max_query_bytes"].(int) ||
-							e.Attrs["in_values"].(int) > e.Attrs["max_in_values"].(int)) {
-							t.Fatalf("a request over the caps: %v", e.Attrs)
+						if s, ok := e.Payload.(connevent.RequestSent); ok && (s.QueryBytes > s.MaxQueryBytes ||
+							s.InValues > s.MaxInValues) {
+							t.Fatalf("a request over the caps: %+v", s)
 						}
 					}
 					vt, seqVT := details[trace.VirtualNanos].(int64), seqDetails[trace.VirtualNanos].(int64)

@@ -11,7 +11,9 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/dynfilter"
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
 	"github.com/joinlab/joinlab/engine/join"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -112,7 +114,7 @@ func tableRowsSorted(tab *column.Table) []string {
 func filterEvents(rec *trace.Recorder) []trace.Event {
 	var out []trace.Event
 	for _, e := range rec.Events() {
-		if e.Kind == dynfilter.Applied {
+		if e.Kind() == dfevent.KindApplied {
 			out = append(out, e)
 		}
 	}
@@ -182,7 +184,7 @@ func TestDynamicFilterOracle(t *testing.T) {
 								if len(evs) != 1 || !strings.Contains(p.Explain(), "dynamic filter on "+key) {
 									t.Fatalf("want one dynamic filter on %s, got %v; explain:\n%s", key, evs, p.Explain())
 								}
-								a := evs[0].Attrs
+								a := evs[0].Payload.(dfevent.Applied)
 								wantForm := "in"
 								if maxDistinct > 0 {
 									wantForm = map[string]string{"uid": "ranges", "user": "minmax"}[key]
@@ -190,21 +192,21 @@ func TestDynamicFilterOracle(t *testing.T) {
 										wantForm = "minmax" // eight ranges over the longer Events request are over the byte cap
 									}
 								}
-								if a["form"] != wantForm || (buildAccounts && a["keys"] != 40) {
+								if a.Form != wantForm || (buildAccounts && a.Keys != 40) {
 									t.Fatalf("filter %v: want form %s over the accounts' 40 distinct keys", a, wantForm)
 								}
-								if wantForm != "in" && !strings.Contains(a["why"].(string), "over the 10 an IN set carries") {
+								if wantForm != "in" && !strings.Contains(a.Why, "over the 10 an IN set carries") {
 									t.Fatalf("a compacted filter does not say why: %v", a)
 								}
-								if key == "uid" && wantForm == "minmax" && !strings.Contains(a["why"].(string), "the ranges are over the query cap") {
+								if key == "uid" && wantForm == "minmax" && !strings.Contains(a.Why, "the ranges are over the query cap") {
 									t.Fatalf("uid fell back to min/max without saying the ranges did not fit: %v", a)
 								}
-								slices := a["slices"].(int)
+								slices := a.Slices
 								if wantForm == "in" && slices < 2 {
 									t.Fatalf("40 keys under the caps in %d slice(s)", slices)
 								}
-								for i, v := range a["slice_values"].([]int) {
-									if mv := a["max_values"].(int); (mv > 0 && v > mv) || a["slice_bytes"].([]int)[i] > a["max_bytes"].(int) {
+								for i, v := range a.SliceValues {
+									if mv := a.MaxValues; (mv > 0 && v > mv) || a.SliceBytes[i] > a.MaxBytes {
 										t.Fatalf("slice %d over the caps: %v", i, a)
 									}
 								}
@@ -212,8 +214,8 @@ func TestDynamicFilterOracle(t *testing.T) {
 									t.Fatalf("%v slices scanned, %d cut", n, slices)
 								}
 								for _, e := range rec.Events() {
-									if e.Kind == connector.RequestSent && e.Attrs["query_bytes"].(int) > e.Attrs["max_query_bytes"].(int) {
-										t.Fatalf("a request over the cap: %v", e.Attrs)
+									if s, ok := e.Payload.(connevent.RequestSent); ok && s.QueryBytes > s.MaxQueryBytes {
+										t.Fatalf("a request over the cap: %+v", s)
 									}
 								}
 							})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/memory"
@@ -245,8 +246,8 @@ func TestPagedFirstPage(t *testing.T) {
 		tab, _ := runTraced(t, p, rec)
 		sent := map[string]int{}
 		for _, e := range rec.Events() {
-			if e.Kind == connector.RequestSent {
-				sent[fmt.Sprint(e.Attrs["purpose"])]++
+			if s, ok := e.Payload.(connevent.RequestSent); ok {
+				sent[s.Purpose]++
 			}
 		}
 		return rowsText(tab), sent, p.Explain()

@@ -9,13 +9,10 @@ import (
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/plan/planevent"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
 )
-
-// PartitionsPruned is the trace event of a pruned scan, emitted when it opens. Attrs: source, read and pruned
-// (partition counts), lo and hi (the time bounds the filter implies).
-const PartitionsPruned trace.Kind = "partitions_pruned"
 
 // pruneByTime narrows a scan of a time-partitioned source to the partitions a filter can keep. The filter's
 // top-level conjuncts that bound the source's time column by constants (t >= c, t < c, t == c,
@@ -134,8 +131,8 @@ func (n *prunedScanNode) physical() string {
 func (n *prunedScanNode) open(ctx context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	env.Details.Add("partitions_pruned", int64(n.pruned))
 	env.Details.Add("partitions_read", int64(n.full.Partitions()-n.pruned))
-	env.Trace.Emit(trace.Event{Kind: PartitionsPruned, Op: "scan @" + n.full.Name(), Attrs: map[string]any{
-		"source": n.full.Name(), "read": n.full.Partitions() - n.pruned, "pruned": n.pruned, "lo": n.lo, "hi": n.hi,
+	env.Trace.Emit(trace.Event{Op: "scan @" + n.full.Name(), Payload: planevent.PartitionsPruned{
+		Source: n.full.Name(), Read: n.full.Partitions() - n.pruned, Pruned: n.pruned, Lo: n.lo, Hi: n.hi,
 	}})
 	return n.scanNode.open(ctx, env, c)
 }

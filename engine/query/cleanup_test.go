@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
-	"github.com/joinlab/joinlab/engine/join"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -58,7 +58,7 @@ func TestRunRemovesSpill(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Run: %v, want %v", err, tc.wantErr)
 			}
-			if !slices.ContainsFunc(rec.Events(), func(e trace.Event) bool { return e.Kind == join.EventSpill }) {
+			if !slices.ContainsFunc(rec.Events(), func(e trace.Event) bool { return e.Kind() == joinevent.KindSpill }) {
 				t.Fatal("nothing spilled: the test would not show the clean-up")
 			}
 			if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {

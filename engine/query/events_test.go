@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/source"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -41,16 +42,16 @@ func TestRunEmitsStrategyAndMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	events := rec.Events()
-	if len(events) == 0 || events[0].Kind != trace.StrategyChose {
-		t.Fatalf("the first event is not %s: %v", trace.StrategyChose, events[:min(len(events), 1)])
+	if len(events) == 0 || events[0].Kind() != trace.KindStrategyChose {
+		t.Fatalf("the first event is not %s: %v", trace.KindStrategyChose, events[:min(len(events), 1)])
 	}
-	if got := events[0].Attrs["strategy"]; got != st.Strategy || events[0].Attrs["reason"] == "" {
-		t.Errorf("strategy_chose %v, stats say %q", events[0].Attrs, st.Strategy)
+	if got := events[0].Payload.(trace.StrategyChose); got.Strategy != st.Strategy || got.Reason == "" {
+		t.Errorf("strategy_chose %+v, stats say %q", got, st.Strategy)
 	}
 	var highs []int64
 	for _, e := range events {
-		if e.Kind == trace.MemoryHigh {
-			highs = append(highs, e.Attrs["bytes"].(int64))
+		if h, ok := e.Payload.(memory.HighWater); ok {
+			highs = append(highs, h.Bytes)
 		}
 	}
 	if len(highs) < 2 {

@@ -93,6 +93,15 @@ func typeAll(ctx context.Context, sources map[string]source.Source, name string)
 // Columns is the output schema.
 func (p *Prepared) Columns() column.Schema { return p.plan.Schema() }
 
+// Strategies names the join strategies the plan runs, one per join, outermost first (none for a query
+// without joins): the strategy_chose event lists the same when the run starts.
+func (p *Prepared) Strategies() []string {
+	if s := p.plan.Strategies(); s != "" {
+		return strings.Split(s, ",")
+	}
+	return nil
+}
+
 // Explain describes the logical and physical plans.
 func (p *Prepared) Explain() string { return p.plan.Explain() }
 
@@ -175,17 +184,15 @@ func (p *Prepared) run(ctx context.Context, emit func(*column.Batch) error) (_ *
 	env := exec.NewEnv(budget, p.opts.Trace)
 	st := &Stats{Budget: budget.Limit()}
 	if sink := p.opts.Trace; sink != nil {
-		// The two events every run emits (trace.MemoryHigh, trace.StrategyChose), at the virtual time they happen.
+		// The two events every run emits (trace.KindStrategyChose, and the budget's memory.HighWater), at the
+		// virtual time they happen.
 		now := func() time.Duration { return time.Duration(env.Details.Int(trace.VirtualNanos)) }
 		if s := p.plan.Strategies(); s != "" {
 			first, _, _ := strings.Cut(s, ",")
-			sink.Emit(trace.Event{Kind: trace.StrategyChose, At: now(), Op: "plan",
-				Attrs: map[string]any{"strategy": first, "strategies": s, "reason": p.plan.Reason()}})
+			sink.Emit(trace.Event{At: now(), Op: "plan",
+				Payload: trace.StrategyChose{Strategy: first, Strategies: s, Reason: p.plan.Reason()}})
 		}
-		budget.OnPeak(func(peak int64) {
-			sink.Emit(trace.Event{Kind: trace.MemoryHigh, At: now(), Op: "memory",
-				Attrs: map[string]any{"bytes": peak, "budget": budget.Limit()}})
-		})
+		budget.Trace(sink, now)
 		defer budget.ReportPeak()
 	}
 	op, err := p.plan.Open(ctx, env)

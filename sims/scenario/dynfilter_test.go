@@ -8,14 +8,15 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/dynfilter"
-	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
 )
 
 // oktaProbeRun runs the join of the highest-severity detections (27 rows, 22 users) with Okta on
 // okta-crowdstrike-small under strategy, and returns the count, the requests and rows read from Okta, and the
 // run's dynamic filter events.
-func oktaProbeRun(t *testing.T, strategy string) (count int64, requests, rows int, filters []trace.Event) {
+func oktaProbeRun(t *testing.T, strategy string) (count int64, requests, rows int, filters []dfevent.Applied) {
 	t.Helper()
 	q := fmt.Sprintf(`@OktaSystemLogs
 | join kind=inner hint.strategy=%s (@CrowdStrikeDetections | where severity >= 100) on $left.actor.alternateId == $right.user_name
@@ -25,16 +26,18 @@ func oktaProbeRun(t *testing.T, strategy string) (count int64, requests, rows in
 		t.Fatal(err)
 	}
 	for _, e := range rec.Events() {
-		switch {
-		case e.Kind == dynfilter.Applied:
-			filters = append(filters, e)
-		case e.Attrs["source"] == "OktaSystemLogs" && e.Kind == connector.RequestSent:
-			requests++
+		switch p := e.Payload.(type) {
+		case dfevent.Applied:
+			filters = append(filters, p)
+		case connevent.RequestSent:
+			if p.Source == "OktaSystemLogs" {
+				requests++
+			}
 		}
 	}
 	for _, e := range rec.Events() {
-		if e.Kind == connector.PageReturned && e.Op == "scan@OktaSystemLogs" {
-			rows += e.Attrs["rows"].(int)
+		if p, ok := e.Payload.(connevent.PageReturned); ok && e.Op == "scan@OktaSystemLogs" {
+			rows += p.Rows
 		}
 	}
 	return count, requests, rows, filters
@@ -54,7 +57,7 @@ func TestOktaHashJoinDynamicFilter(t *testing.T) {
 	if got != want {
 		t.Fatalf("the hash join counts %d rows, the nested loop %d", got, want)
 	}
-	if len(filters) != 1 || filters[0].Attrs["form"] != "in" || filters[0].Attrs["keys"] != 22 || filters[0].Attrs["slices"] != 1 {
+	if len(filters) != 1 || filters[0].Form != "in" || filters[0].Keys != 22 || filters[0].Slices != 1 {
 		t.Fatalf("want one IN list of the 22 users, got %v", filters)
 	}
 	if rows*10 > baseRows*6 || requests*10 > baseRequests*6 {

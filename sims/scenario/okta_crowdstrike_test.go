@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
-	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/plan"
 	"github.com/joinlab/joinlab/engine/query"
 	"github.com/joinlab/joinlab/engine/trace"
@@ -36,8 +36,8 @@ func TestOktaCrowdStrikeTake100Targets(t *testing.T) {
 	}
 	var largest int64
 	for _, e := range rec.Events() {
-		if b, ok := e.Attrs["bytes"].(int64); ok && e.Kind == connector.PageReturned && b > largest {
-			largest = b
+		if p, ok := e.Payload.(connevent.PageReturned); ok && p.Bytes > largest {
+			largest = p.Bytes
 		}
 	}
 	if largest == 0 || st.MemoryPeak > 2*largest {

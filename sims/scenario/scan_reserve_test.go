@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
-	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/plan"
 )
 
@@ -24,12 +24,13 @@ func TestOktaCrowdStrikeTightQueryCap(t *testing.T) {
 	}
 	sent := 0
 	for _, e := range rec.Events() {
-		if e.Kind != connector.RequestSent {
+		s, ok := e.Payload.(connevent.RequestSent)
+		if !ok {
 			continue
 		}
 		sent++
-		if max := e.Attrs["max_query_bytes"].(int); max > 0 && e.Attrs["query_bytes"].(int) > max {
-			t.Fatalf("a %d-byte request to %v, over its %d-byte cap", e.Attrs["query_bytes"], e.Attrs["source"], max)
+		if max := s.MaxQueryBytes; max > 0 && s.QueryBytes > max {
+			t.Fatalf("a %d-byte request to %v, over its %d-byte cap", s.QueryBytes, s.Source, max)
 		}
 	}
 	t.Logf("%d requests, first row at %.0f virtual ms", sent, st.VirtualFirstRow)

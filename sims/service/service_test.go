@@ -12,6 +12,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/connector"
 	"github.com/joinlab/joinlab/engine/connector/connectortest"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/kql"
 	"github.com/joinlab/joinlab/engine/source"
@@ -213,10 +214,10 @@ func TestScanUnderFaults(t *testing.T) {
 		}
 		counts := map[trace.Kind]int{}
 		for _, e := range events {
-			counts[e.Kind]++
+			counts[e.Kind()]++
 		}
 		t.Logf("seed %d: %v", seed, counts)
-		if counts[connector.RequestThrottled] == 0 || counts[connector.RequestRetried] == 0 {
+		if counts[connevent.KindRequestThrottled] == 0 || counts[connevent.KindRequestRetried] == 0 {
 			t.Errorf("seed %d: no throttles or retries happened, so the test proves nothing: %v", seed, counts)
 		}
 		for name, rows := range want {
@@ -260,10 +261,10 @@ func TestDeterministicTrace(t *testing.T) {
 func retriesAfterFaults(events []trace.Event) int {
 	n := 0
 	for _, e := range events {
-		switch e.Kind {
-		case connector.RequestRetried:
+		switch e.Kind() {
+		case connevent.KindRequestRetried:
 			n++
-		case connector.RequestThrottled:
+		case connevent.KindRequestThrottled:
 			n--
 		}
 	}
@@ -289,7 +290,7 @@ func TestThrottleWaitsSpendNoBudget(t *testing.T) {
 	}
 	throttled := 0
 	for _, e := range events {
-		if e.Kind == connector.RequestThrottled {
+		if e.Kind() == connevent.KindRequestThrottled {
 			throttled++
 		}
 	}
@@ -331,10 +332,10 @@ func TestRetryBudgetStopsAFailingSource(t *testing.T) {
 		}
 		sends, throttled := 0, 0
 		for _, e := range events {
-			switch e.Kind {
-			case connector.RequestSent:
+			switch e.Kind() {
+			case connevent.KindRequestSent:
 				sends++
-			case connector.RequestThrottled:
+			case connevent.KindRequestThrottled:
 				throttled++
 			}
 		}

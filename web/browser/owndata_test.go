@@ -17,7 +17,7 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
-
+	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
@@ -331,7 +331,7 @@ func checkTrace(t *testing.T, data []byte) {
 		if err := json.Unmarshal(line, &e); err != nil || e.Kind == "" {
 			t.Fatalf("trace line %d %.100q: %v", i+1, line, err)
 		}
-		if e.Kind == string(runner.KindScanRows) {
+		if e.Kind == string(trace.KindScanRows) {
 			src, _ := e.Attrs["source"].(string)
 			scanned[src] = true
 		}

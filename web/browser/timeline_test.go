@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
@@ -71,7 +71,7 @@ func TestTimelineScrubsToAnEvent(t *testing.T) {
 	events := nativeEvents(t, run)
 	k := -1
 	for i, e := range events {
-		if e.Kind == "pair_joined" {
+		if e.Kind() == joinevent.KindPairJoined {
 			k = i // the events before the first pair joined
 			break
 		}
@@ -165,4 +165,52 @@ func (p *page) checkFrozen(w *walkthrough.Walkthrough, st *walkthrough.StepState
 			p.t.Errorf("%s: %s says %q; the step's events up to its pause give %s", where, sel, got, want)
 		}
 	}
+}
+
+// TestTimelineSeeksToAClickedMarker runs the Grace scenario, clicks the first marker of the strip's spills lane
+// and checks that the page then shows the run up to and including the first spill: the timeline's position,
+// and the figures of a fresh fold of the same run's events up to it, made natively.
+func TestTimelineSeeksToAClickedMarker(t *testing.T) {
+	run := &protocol.Run{Query: "", Scenario: "users-listens-grace", Seed: 1}
+	for _, sc := range runner.Catalogue().Scenarios {
+		if sc.Name == run.Scenario {
+			run.Query = sc.Query
+		}
+	}
+	events := nativeEvents(t, run)
+	k := -1
+	for i, e := range events {
+		if e.Kind() == joinevent.KindSpill {
+			k = i + 1 // the events up to and including the first spill
+			break
+		}
+	}
+	if k < 1 {
+		t.Fatalf("the native run has no spill (%d events)", len(events))
+	}
+
+	p := openPlayground(t)
+	defer p.screenshot("timeline-click")
+	p.pick("#scenario", run.Scenario)
+	p.do("click Run", chromedp.Click(chromedp.CSS("#run")))
+	if s := p.waitDone(runTimeout); !strings.HasPrefix(s, "Done") {
+		t.Fatalf("status %q\n%s", s, p.state())
+	}
+	if at, n := p.timelineAt(); at != n || n != len(events) {
+		t.Fatalf("the page's timeline is at %d of %d events, the native run has %d", at, n, len(events))
+	}
+	// The spills lane's first stroke is "Mx.5 y…" in the strip's units: where it is on screen, in the middle of
+	// its height.
+	xy := evaluate[[]float64](p, `(() => { const svg = document.querySelector("#tl-strip");
+		svg.scrollIntoView({block: "center"});
+		const m = /M(\d+)\.5 (\d+)v(\d+)/.exec(document.querySelector("#tl-lane-spills").getAttribute("d"));
+		const vb = svg.viewBox.baseVal, r = svg.getBoundingClientRect();
+		return [r.left + (Number(m[1]) + 0.5) / vb.width * r.width,
+			r.top + (Number(m[2]) + Number(m[3]) / 2) / vb.height * r.height]; })()`)
+	p.do("click the first spill's marker", chromedp.MouseClickXY(xy[0], xy[1]))
+	p.waitAt(k)
+	if got, want := p.graceFigures(), graceWant(ui.Fold(events[:k])); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("at the first spill (event %d) the page draws partitions, spills, pairs, events %q; a fold of the first %d events %q", k, got, k, want)
+	}
+	p.checkConsole()
 }

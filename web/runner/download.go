@@ -99,7 +99,7 @@ func (t *Tables) writeTrace(ctx context.Context, run *protocol.Run, w io.Writer)
 				_, err = w.Write(append(b, '\n'))
 			}
 			if err != nil && werr == nil {
-				werr = fmt.Errorf("trace: %s: %w", e.Kind, err)
+				werr = fmt.Errorf("trace: %s: %w", e.Kind(), err)
 			}
 		}
 	}

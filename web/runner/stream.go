@@ -44,17 +44,10 @@ const (
 	maxEventsPerRun = 50_000
 )
 
-// Kinds of the events the runner adds to the engine's own trace. They describe what the playground sees
-// from outside the engine — rows read from each source and rows delivered — so every strategy's view,
-// the hash join's included, has them even when the strategy emits nothing.
-const (
-	// KindScanRows: a batch read from a source. Op is "scan:NAME"; attrs source, rows, total (rows so far
-	// from that source in this scan), scan (the how-many-th scan of the source this run, from 1) and phase
-	// ("plan" for a read while planning, when a strategy measures its input, else "run").
-	KindScanRows trace.Kind = "scan_rows"
-	// OpOutput is the Op of the runner's trace.RowsEmitted events: rows delivered to the page.
-	OpOutput = "output"
-)
+// The runner adds two kinds of events to the engine's own trace. They describe what the playground sees from
+// outside the engine — rows read from each source (trace.ScanRows) and rows delivered (trace.RowsEmitted, Op
+// protocol.OpOutput) — so every strategy's view, the hash join's included, has them even when the strategy
+// emits nothing.
 
 // Catalogue lists the scenarios registered in sims/scenario, then the playground's own, and the join
 // strategies registered with the planner.
@@ -166,10 +159,8 @@ type stream struct {
 // Emit is the run's trace.Sink.
 func (s *stream) Emit(e trace.Event) {
 	s.mu.Lock()
-	if e.Kind == trace.StrategyChose {
-		if name, ok := e.Attrs["strategy"].(string); ok {
-			s.strategy = name
-		}
+	if c, ok := e.Payload.(trace.StrategyChose); ok {
+		s.strategy = c.Strategy
 	}
 	if !s.everyEvent && s.sent+int64(len(s.events)) >= maxEventsPerRun {
 		s.dropped++
@@ -228,8 +219,10 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 			names = append(names, f.Name)
 		}
 	}
+	strategies := p.Strategies()
+	view, drawn := drawnJoin(strategies)
 	s.begin(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs,
-		Arbitrary: arbitraryTake(parsed)})
+		Arbitrary: arbitraryTake(parsed), Strategies: strategies, Strategy: drawn, View: view})
 	st, err := p.Run(ctx, func(b *column.Batch) error {
 		if rows, _ := s.pending(); rows+b.N > maxRowsPerMessage {
 			s.flush()
@@ -315,8 +308,7 @@ func (s *stream) addRows(b *column.Batch, visible []int) {
 	s.mu.Lock()
 	s.rows = append(s.rows, rows...)
 	s.mu.Unlock()
-	s.Emit(trace.Event{Kind: trace.RowsEmitted, At: s.since(), Op: OpOutput,
-		Attrs: map[string]any{"rows": b.N, "total": s.rowsOut}})
+	s.Emit(trace.Event{At: s.since(), Op: protocol.OpOutput, Payload: trace.RowsEmitted{Rows: int64(b.N), Total: s.rowsOut}})
 }
 
 // maybeFlush posts a batch when FlushEvery has passed or enough rows or events wait; it also checks for
@@ -497,7 +489,7 @@ func forceStrategy(text string, parsed *kql.Query, name string) (string, []inser
 	return strings.Join(lines, ""), inserted, nil
 }
 
-// countingSource reports every batch read from a source as a KindScanRows event.
+// countingSource reports every batch read from a source as a trace.ScanRows event.
 type countingSource struct {
 	source.Source
 	sink  *stream
@@ -533,8 +525,8 @@ func (c *countingIter) Next(ctx context.Context) (*column.Batch, error) {
 		if c.src.sink.planning.Load() {
 			phase = "plan"
 		}
-		c.src.sink.Emit(trace.Event{Kind: KindScanRows, At: c.src.sink.since(), Op: "scan:" + name,
-			Attrs: map[string]any{"source": name, "rows": b.N, "total": c.total, "scan": c.scan, "phase": phase}})
+		c.src.sink.Emit(trace.Event{At: c.src.sink.since(), Op: "scan:" + name,
+			Payload: trace.ScanRows{Source: name, Rows: int64(b.N), Total: c.total, Scan: c.scan, Phase: phase}})
 	}
 	return b, err
 }

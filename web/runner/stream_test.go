@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/connector/connevent"
 	"github.com/joinlab/joinlab/engine/kql"
+	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
@@ -60,11 +61,11 @@ func TestStreamScenario(t *testing.T) {
 			t.Errorf("a batch of %d rows, more than %d", n, maxRowsPerMessage)
 		}
 		for _, e := range m.Events {
-			switch e.Kind {
-			case KindScanRows:
-				scanned[e.Attrs["source"].(string)] = e.Attrs["total"].(int64)
-			case "rows_emitted":
-				emitted = e.Attrs["total"].(int64)
+			switch p := e.Payload.(type) {
+			case trace.ScanRows:
+				scanned[p.Source] = p.Total
+			case trace.RowsEmitted:
+				emitted = p.Total
 			}
 		}
 	}
@@ -247,7 +248,7 @@ func TestCancelStopsRequests(t *testing.T) {
 	Stream(ctx, 1, &protocol.Run{Query: q, Scenario: "okta-crowdstrike-small", Seed: 1}, func(m protocol.Message) {
 		msgs = append(msgs, m)
 		for _, e := range m.Events {
-			if e.Kind == connector.RequestSent {
+			if e.Kind() == connevent.KindRequestSent {
 				sent++
 			}
 		}

@@ -1,6 +1,10 @@
 package ui
 
-// DynFilter is one dynamic filter as its dynamic_filter event tells it (engine/dynfilter.Applied): the probe
+import (
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
+)
+
+// DynFilter is one dynamic filter as its dynamic_filter event tells it (engine/dfevent.KindApplied): the probe
 // scan it was pushed into, its form (in, ranges, minmax, none, empty), the distinct build keys it stands
 // for, its slices (one request stream each) with their sizes, the caps they were cut against (0: none), the
 // threshold past which it compacts, and why it compacted or was dropped. Nothing here is worked out by the
@@ -16,24 +20,20 @@ type DynFilter struct {
 // maxFilters bounds the filters folded: one per join whose probe is filtered, a handful in any query.
 const maxFilters = 8
 
-func (t *TraceView) addDynFilter(a map[string]any) {
+func (t *TraceView) addDynFilter(a dfevent.Applied) {
 	if len(t.DynFilters) == maxFilters {
 		return
 	}
-	f := DynFilter{Source: str(a, "source"), Column: str(a, "column"), Form: str(a, "form"), Why: str(a, "why")}
-	f.Keys, _ = num(a, "keys")
-	f.MaxValues, _ = num(a, "max_values")
-	f.MaxBytes, _ = num(a, "max_bytes")
-	f.MaxDistinct, _ = num(a, "max_distinct")
-	f.SliceCount, _ = num(a, "slices")
-	values := floats(a["slice_values"])
-	for i, b := range floats(a["slice_bytes"]) {
+	f := DynFilter{Source: a.Source, Column: a.Column, Form: a.Form, Why: a.Why, Keys: float64(a.Keys),
+		MaxValues: float64(a.MaxValues), MaxBytes: float64(a.MaxBytes), MaxDistinct: float64(a.MaxDistinct),
+		SliceCount: float64(a.Slices)}
+	for i, b := range a.SliceBytes {
 		if i == maxPages {
 			break
 		}
-		sl := Slice{Bytes: b}
-		if i < len(values) {
-			sl.Values = values[i]
+		sl := Slice{Bytes: float64(b)}
+		if i < len(a.SliceValues) {
+			sl.Values = float64(a.SliceValues[i])
 		}
 		f.Slices = append(f.Slices, sl)
 	}

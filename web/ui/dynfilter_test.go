@@ -6,18 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
-// asReceived passes events through JSON, as the worker posts them to the page: lists arrive as []any of
-// float64.
+// asReceived passes events through the codec the worker posts them to the page with.
 func asReceived(t *testing.T, events []trace.Event) []trace.Event {
 	t.Helper()
-	data, err := json.Marshal(events)
+	data, err := json.Marshal(protocol.Events(events))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []trace.Event
+	var out protocol.Events
 	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -26,10 +27,10 @@ func asReceived(t *testing.T, events []trace.Event) []trace.Event {
 
 // filterEvent is a dynamic_filter event with the attributes engine/dynfilter.Probe gives it.
 func filterEvent(source, form string, keys int, values, bytes []int, maxValues, maxBytes int, why string) trace.Event {
-	return trace.Event{Kind: kindDynamicFilter, Op: "dynfilter@" + source, Attrs: map[string]any{
+	return ev(dfevent.KindApplied, 0, "dynfilter@"+source, map[string]any{
 		"source": source, "column": "user", "form": form, "keys": keys, "slices": len(bytes),
 		"slice_values": values, "slice_bytes": bytes, "max_values": maxValues, "max_bytes": maxBytes,
-		"max_distinct": 1000, "why": why}}
+		"max_distinct": 1000, "why": why})
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -81,12 +82,12 @@ func TestDynFilterPanels(t *testing.T) {
 // The hash view shows the filter: the page renders one panel per filter, with its form and its strips.
 func TestHashViewDrawsTheDynamicFilter(t *testing.T) {
 	events := asReceived(t, []trace.Event{
-		{Kind: trace.StrategyChose, Op: "plan", Attrs: map[string]any{"strategy": "hash", "strategies": "hash"}},
+		ev(trace.KindStrategyChose, 0, "plan", map[string]any{"strategy": "hash", "strategies": "hash"}),
 		filterEvent("Okta", "in", 86, []int{10, 10, 6}, []int{775, 778, 670}, 10, 4096, ""),
 	})
 	s, _ := ready(t)
-	s.Run = &Run{ID: 1, Status: StatusDone, Trace: Fold(events), Explain: "hash join kind=inner"}
-	if v := s.Run.View(); v != viewHash {
+	s.Run = &Run{ID: 1, Status: StatusDone, Trace: Fold(events), Explain: "hash join kind=inner", ViewName: protocol.ViewHash, Drawn: "hash"}
+	if v := s.Run.View(); v != protocol.ViewHash {
 		t.Fatalf("drawn by the %s view", v)
 	}
 	html, _ := render(t, s)

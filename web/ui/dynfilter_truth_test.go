@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
@@ -16,10 +17,10 @@ import (
 // figure against the larger of the cap and the tallest figure, and the slices the probes scanned.
 func checkDynFilters(t *testing.T, r *Run, events []trace.Event, details map[string]any) {
 	t.Helper()
-	var evs []trace.Event
+	var evs []dfevent.Applied
 	for _, e := range events {
-		if e.Kind == kindDynamicFilter {
-			evs = append(evs, e)
+		if a, ok := e.Payload.(dfevent.Applied); ok {
+			evs = append(evs, a)
 		}
 	}
 	panels := (&DynfilterView{Run: r}).Panels()
@@ -28,16 +29,9 @@ func checkDynFilters(t *testing.T, r *Run, events []trace.Event, details map[str
 	}
 	var scanned int64
 	for i, p := range panels {
-		a := evs[i].Attrs
-		attr := func(k string) float64 {
-			v, ok := num(a, k)
-			if !ok {
-				t.Fatalf("dynamic_filter event without %s: %v", k, a)
-			}
-			return v
-		}
-		form, keys, slicesN := str(a, "form"), int64(attr("keys")), int64(attr("slices"))
-		if p.Form != form || p.Why != str(a, "why") || p.Title != fmt.Sprintf("dynamic filter on @%s.%s", str(a, "source"), str(a, "column")) {
+		a := evs[i]
+		form, keys, slicesN := a.Form, int64(a.Keys), int64(a.Slices)
+		if p.Form != form || p.Why != a.Why || p.Title != fmt.Sprintf("dynamic filter on @%s.%s", a.Source, a.Column) {
 			t.Errorf("filter %d drawn as %q %q %q; the event: %v", i, p.Title, p.Form, p.Why, a)
 		}
 		switch form {
@@ -56,12 +50,17 @@ func checkDynFilters(t *testing.T, r *Run, events []trace.Event, details map[str
 		for _, c := range []struct {
 			what, key string
 			cap       string
-		}{{"values", "slice_values", "max_values"}, {"bytes", "slice_bytes", "max_bytes"}} {
-			figures := floats(a[c.key])
+			figures   []int
+			limit     float64
+		}{{"values", "slice_values", "max_values", a.SliceValues, float64(a.MaxValues)}, {"bytes", "slice_bytes", "max_bytes", a.SliceBytes, float64(a.MaxBytes)}} {
+			var figures []float64
+			for _, f := range c.figures {
+				figures = append(figures, float64(f))
+			}
 			if int64(len(figures)) != slicesN {
 				t.Fatalf("filter %d: %d %s for %d slices", i, len(figures), c.key, slicesN)
 			}
-			limit := attr(c.cap)
+			limit := c.limit
 			if limit > 0 && (p.Caps == "" || !strings.Contains(p.Caps, count(int64(limit)))) {
 				t.Errorf("filter %d: caps drawn as %q, the event's %s is %v", i, p.Caps, c.cap, limit)
 			}

@@ -3,17 +3,19 @@ package ui
 import (
 	"testing"
 
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
 // The paged join sends a page's tie_group_cut before that page's page_fetched: the mark goes on the page
 // the cut names, never on the one before it.
 func TestTieCutMarksThePageItCuts(t *testing.T) {
 	page := func(n float64) trace.Event {
-		return trace.Event{Kind: kindPageFetched, Attrs: map[string]any{"page": n, "rows": 10.0}}
+		return ev(joinevent.KindPageFetched, 0, "", map[string]any{"page": n, "rows": 10.0})
 	}
 	cut := func(n float64) trace.Event {
-		return trace.Event{Kind: kindTieGroupCut, Attrs: map[string]any{"page": n, "tuple": "t"}}
+		return ev(joinevent.KindTieGroupCut, 0, "", map[string]any{"page": n, "tuple": "t"})
 	}
 	events := []trace.Event{page(1), cut(2), page(2), page(3), cut(4), page(4), cut(5), page(5), page(6)}
 	p := Fold(events).Paged
@@ -34,41 +36,36 @@ func TestTieCutMarksThePageItCuts(t *testing.T) {
 
 // A query may run several sweeps; each reports totals from zero, and the view adds them up.
 func TestSweepTotalsAcrossSweeps(t *testing.T) {
-	adv := func(l, r, expired, overlaps float64) trace.Event {
-		return trace.Event{Kind: kindSweepAdvanced, Attrs: map[string]any{"active_left": l, "active_right": r,
-			"expired": expired, "overlaps": overlaps}}
+	adv := func(l, r int, activeMax, expired, overlaps int64) trace.Event {
+		return trace.Event{Payload: joinevent.SweepAdvanced{ActiveLeft: l, ActiveRight: r, ActiveMax: activeMax,
+			Expired: expired, Overlaps: overlaps}}
 	}
-	s := Fold([]trace.Event{adv(1, 1, 3, 2), adv(0, 0, 10, 7), adv(2, 1, 1, 1), adv(0, 0, 4, 5)}).Sweep
-	if s.Expired != 14 || s.Overlaps != 12 || s.ActiveMax != 3 || s.ActiveExact || s.Advances != 4 {
+	s := Fold([]trace.Event{adv(1, 1, 2, 3, 2), adv(0, 0, 2, 10, 7), adv(2, 1, 3, 1, 1), adv(0, 0, 3, 4, 5)}).Sweep
+	if s.Expired != 14 || s.Overlaps != 12 || s.ActiveMax != 3 || s.Advances != 4 {
 		t.Errorf("sweep %+v", s)
 	}
-	s = Fold([]trace.Event{{Kind: kindSweepAdvanced, Attrs: map[string]any{"active_left": 1, "active_right": 0, "active_max": 7}}}).Sweep
-	if s.ActiveMax != 7 || !s.ActiveExact {
+	// The engine's running largest stands even where no sampled event showed it.
+	s = Fold([]trace.Event{adv(1, 0, 7, 0, 0)}).Sweep
+	if s.ActiveMax != 7 {
 		t.Errorf("with the engine's running largest: %+v", s)
 	}
 }
 
-// The view is chosen from strategy_chose's list: the alerting scenario's sweep under two hash joins is
-// drawn as a sweep; a forced strategy draws before the event comes.
-func TestViewFromStrategyChose(t *testing.T) {
+// The page draws the view the engine's started message names; before it comes, the view of the strategy the
+// run asked for.
+func TestViewFromStarted(t *testing.T) {
 	for _, c := range []struct {
-		strategies, forced, want string
+		started, drawn, asked, want string
 	}{
-		{"hash,hash,sweep", "", viewSweep},
-		{"hash", "", viewHash},
-		{"salted_naive_wrong", "", viewSalted},
-		{"grace,grace", "", viewGrace},
-		{"", "keyset-lt", viewPaged},
-		{"", "", viewGeneric},
-		{"mystery", "", viewGeneric},
+		{protocol.ViewSweep, "sweep", "", protocol.ViewSweep},
+		{protocol.ViewSalted, "salted_naive_wrong", "salted", protocol.ViewSalted},
+		{"", "", "keyset-lt", protocol.ViewPaged},
+		{"", "", "", protocol.ViewGeneric},
+		{"", "", "mystery", protocol.ViewGeneric},
 	} {
-		tv := NewTraceView()
-		if c.strategies != "" {
-			tv.Add(trace.Event{Kind: trace.StrategyChose, Attrs: map[string]any{"strategy": "x", "strategies": c.strategies}})
-		}
-		r := &Run{Trace: tv, Strategy: c.forced}
-		if got := r.View(); got != c.want {
-			t.Errorf("strategies %q forced %q: the %s view, want %s", c.strategies, c.forced, got, c.want)
+		r := &Run{Trace: NewTraceView(), Strategy: c.asked, ViewName: c.started, Drawn: c.drawn}
+		if got := r.View(); got != c.want || r.DrawnStrategy() != cmp(c.drawn, c.asked) {
+			t.Errorf("started %q asked %q: the %s view drawing %s, want %s", c.started, c.asked, got, r.DrawnStrategy(), c.want)
 		}
 	}
 }

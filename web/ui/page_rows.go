@@ -1,5 +1,9 @@
 package ui
 
+import (
+	"github.com/joinlab/joinlab/engine/trace"
+)
+
 // A small paged run's rows, page by page: which output row came from which build-side page, with each page's
 // cursor tuple (page_fetched's window_to, the last row's sort tuple the next page starts after) and the tie
 // group its edge cut (tie_group_cut's tuple). The join's rows_emitted events name the page each batch came
@@ -16,10 +20,9 @@ type PageEmit struct {
 	Page, Rows float64
 }
 
-func (p *PagedSummary) addEmitted(a map[string]any) {
-	page, ok := num(a, "page")
-	rows, _ := num(a, "rows")
-	if !ok || rows <= 0 {
+func (p *PagedSummary) addEmitted(e trace.RowsEmitted) {
+	page, rows := float64(e.Page), float64(e.Rows)
+	if e.Page == 0 || rows <= 0 {
 		return
 	}
 	if n := len(p.Emitted); n > 0 && p.Emitted[n-1].Page == page {

@@ -2,7 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 
+	"github.com/joinlab/joinlab/engine/connector/connevent"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -71,58 +74,55 @@ type request struct {
 // baselines are the strategies BaselineSummary reads.
 var baselines = map[string]bool{"keyset-lt": true, "keyset-le": true, "distinctkeys": true, "timewindow": true, "fetchall": true}
 
-func (b *BaselineSummary) add(kind trace.Kind, a map[string]any) {
-	switch kind {
-	case trace.StrategyChose:
-		if s := str(a, "strategy"); baselines[s] {
-			b.Name = s
+func (b *BaselineSummary) add(p trace.Payload) {
+	if c, ok := p.(trace.StrategyChose); ok {
+		if baselines[c.Strategy] {
+			b.Name = c.Strategy
 		}
 		return
 	}
 	if b.Name == "" {
 		return
 	}
-	switch kind {
-	case kindRequestSent:
+	switch p := p.(type) {
+	case connevent.RequestSent:
 		if b.inFlight == nil {
 			b.inFlight = map[string]request{}
 		}
-		mr, _ := num(a, "max_rows")
-		b.inFlight[str(a, "source")+"#"+str(a, "request")] = request{purpose: str(a, "purpose"), maxRows: mr}
-	case kindPageReturned:
-		delete(b.inFlight, str(a, "source")+"#"+str(a, "request"))
-	case kindRequestFailed:
-		if retry, _ := a["retryable"].(bool); retry {
+		b.inFlight[requestID(p.Source, p.Request)] = request{purpose: p.Purpose, maxRows: float64(p.MaxRows)}
+	case connevent.PageReturned:
+		delete(b.inFlight, requestID(p.Source, p.Request))
+	case connevent.RequestFailed:
+		if p.Retryable {
 			return
 		}
-		id := str(a, "source") + "#" + str(a, "request")
+		id := requestID(p.Source, p.Request)
 		rq := b.inFlight[id]
 		delete(b.inFlight, id)
 		if b.Refused == nil {
-			b.Refused = &Refusal{Purpose: rq.purpose, Source: str(a, "source"), Error: str(a, "error"), MaxRows: rq.maxRows}
+			b.Refused = &Refusal{Purpose: rq.purpose, Source: p.Source, Error: p.Error, MaxRows: rq.maxRows}
 			if b.Name == "timewindow" {
 				b.Refused.Window, b.Refused.Page = b.Window, float64(b.Windows)
 			}
 		}
-	case kindPageRequested:
-		if str(a, "phase") == "window" {
+	case joinevent.PageRequested:
+		if p.Phase == "window" {
 			b.Windows++
-			b.Window = fmt.Sprintf("(%s, %s]", str(a, "window_from"), str(a, "window_to"))
+			b.Window = fmt.Sprintf("(%s, %s]", p.WindowFrom, p.WindowTo)
 			return
 		}
-		b.size, _ = num(a, "size")
-	case kindPageFetched:
-		page, _ := num(a, "page")
-		rows, _ := num(a, "rows")
+		b.size = float64(p.Size)
+	case joinevent.PageFetched:
+		page, rows := float64(p.Page), float64(p.Rows)
 		switch b.Name {
 		case "distinctkeys":
 			b.KeyPages++
 			b.KeyRows += int64(rows)
 		case "keyset-lt", "keyset-le":
-			if short, _ := a["short"].(bool); short || b.size <= 0 || rows < b.size {
+			if p.Short || b.size <= 0 || rows < b.size {
 				return // the last page: nothing after its edge
 			}
-			to := str(a, "window_to")
+			to := tupleText(p.WindowTo)
 			e := Edge{Page: page, Value: to, Kind: "lost"}
 			if b.Name == "keyset-le" {
 				e.Kind = "repeat"
@@ -238,3 +238,6 @@ func (c *PagedView) EdgeVerb() string {
 	}
 	return "may skip"
 }
+
+// requestID names a request in flight: its source and sequence number.
+func requestID(source string, request int) string { return source + "#" + strconv.Itoa(request) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 	"github.com/joinlab/joinlab/web/share"
@@ -244,9 +245,9 @@ func TestMetricsShowConnectorFiguresAndCharts(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		at := time.Duration(i) * 100 * time.Millisecond
 		events = append(events,
-			trace.Event{Kind: "request_sent", At: at, Op: "scan@Okta", Attrs: map[string]any{"source": "Okta", "native": "q", "query_bytes": 10.0}},
-			trace.Event{Kind: trace.MemoryHigh, At: at, Attrs: map[string]any{"bytes": float64(i << 20)}},
-			trace.Event{Kind: trace.RowsEmitted, At: at, Op: "output", Attrs: map[string]any{"rows": 10.0, "total": float64(10 * i)}})
+			ev("request_sent", at, "scan@Okta", map[string]any{"source": "Okta", "native": "q", "query_bytes": 10.0}),
+			ev(memory.KindHighWater, at, "", map[string]any{"bytes": float64(i << 20)}),
+			ev(trace.KindRowsEmitted, at, "output", map[string]any{"rows": 10.0, "total": float64(10 * i)}))
 	}
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "1", Events: events})
 	html, _ := render(t, s)

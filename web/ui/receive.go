@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
-// Messages from the engine are applied a piece at a time. Decoding a trace event into its attribute map is
-// the page's dearest step per byte: in the browser's WebAssembly a batch of 250 events took 20–30 ms to
-// decode, one uninterrupted stretch of the page's only thread. So Decode reads a message but leaves its
+// Messages from the engine are applied a piece at a time. Decoding trace events is the page's dearest step per
+// byte: in the browser's WebAssembly a batch of 250 events took 20–30 ms to decode into attribute maps (before
+// the typed codec, protocol.DecodeEvent), one uninterrupted stretch of the page's only thread. So Decode reads a message but leaves its
 // events as raw JSON, and each ApplyNext decodes and applies at most eventsPerPiece of them; the caller lets
 // the browser run between two pieces.
 
@@ -53,8 +52,8 @@ func (s *State) ApplyNext(in *Incoming) (done bool) {
 	part.Events = nil
 	end := min(len(in.events), in.applied+eventsPerPiece)
 	for _, raw := range in.events[in.applied:end] {
-		var e trace.Event
-		if err := json.Unmarshal(raw, &e); err != nil {
+		e, err := protocol.DecodeEvent(raw)
+		if err != nil {
 			s.Notice = fmt.Sprintf("The engine sent a trace event the page cannot read: %v", err)
 			continue
 		}

@@ -27,10 +27,9 @@ func TestApplyNextAppliesABatchInPieces(t *testing.T) {
 	const n = 3*eventsPerPiece + 5
 	var events []trace.Event
 	for i := range n {
-		events = append(events, trace.Event{Kind: "scan_rows", Op: "scan:A",
-			Attrs: map[string]any{"source": "A", "rows": 10, "total": 10 * (i + 1), "scan": 1, "phase": "run"}})
+		events = append(events, ev("scan_rows", 0, "scan:A", map[string]any{"source": "A", "rows": 10, "total": 10 * (i + 1), "scan": 1, "phase": "run"}))
 	}
-	events[n-1] = trace.Event{Kind: trace.StrategyChose, Attrs: map[string]any{"strategy": "grace"}}
+	events[n-1] = ev(trace.KindStrategyChose, 0, "", map[string]any{"strategy": "grace"})
 	in := Decode(envelope(t, protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "1\x1e2", Events: events}))
 	acks := func() int {
 		k := 0

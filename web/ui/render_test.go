@@ -81,10 +81,10 @@ func streamRows(t *testing.T, s *State, n int) {
 	}
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: protocol.PackRows(rows),
 		Events: []trace.Event{
-			{Kind: trace.StrategyChose, Op: "plan", Attrs: map[string]any{"strategy": "hash", "strategies": "hash"}},
-			{Kind: "scan_rows", Op: "scan:B", Attrs: map[string]any{"source": "B", "rows": 5.0, "total": 5.0, "scan": 1.0}},
-			{Kind: "scan_rows", Op: "scan:A", Attrs: map[string]any{"source": "A", "rows": float64(n), "total": float64(n), "scan": 1.0}},
-			{Kind: trace.RowsEmitted, Op: "output", Attrs: map[string]any{"rows": float64(n), "total": float64(n)}},
+			ev(trace.KindStrategyChose, 0, "plan", map[string]any{"strategy": "hash", "strategies": "hash"}),
+			ev("scan_rows", 0, "scan:B", map[string]any{"source": "B", "rows": 5.0, "total": 5.0, "scan": 1.0}),
+			ev("scan_rows", 0, "scan:A", map[string]any{"source": "A", "rows": float64(n), "total": float64(n), "scan": 1.0}),
+			ev(trace.KindRowsEmitted, 0, "output", map[string]any{"rows": float64(n), "total": float64(n)}),
 		}})
 }
 

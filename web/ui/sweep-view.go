@@ -63,15 +63,6 @@ func (c *SweepView) TotalsChart() SweepChart {
 	}, Top: count(int64(top)), Events: count(s.Advances)}
 }
 
-// ActiveMaxLabel names the largest active set as what it is: the largest the events sampled, unless the
-// engine reported its own running largest.
-func (c *SweepView) ActiveMaxLabel() string {
-	if c.Run.Trace.Sweep.ActiveExact {
-		return "active set, largest"
-	}
-	return "active set, largest sampled"
-}
-
 func seriesTop(s *Series) float64 {
 	var top float64
 	for _, y := range s.Y {

@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/connector/connevent"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
+	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/engine/trace/registry"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
@@ -128,23 +132,23 @@ func TestTapeAtEqualsFoldMixed(t *testing.T) {
 		at := time.Duration(i) * time.Millisecond
 		switch r.IntN(9) {
 		case 0:
-			return trace.Event{Kind: kindPageFetched, At: at, Op: "paged", Attrs: map[string]any{"page": float64(i), "rows": 10.0}}
+			return ev(joinevent.KindPageFetched, at, "paged", map[string]any{"page": float64(i), "rows": 10.0})
 		case 1:
-			return trace.Event{Kind: kindTieGroupCut, At: at, Op: "paged", Attrs: map[string]any{"page": float64(i + 1)}}
+			return ev(joinevent.KindTieGroupCut, at, "paged", map[string]any{"page": float64(i + 1)})
 		case 2:
-			return trace.Event{Kind: kindPartitionWritten, At: at, Op: "grace", Attrs: map[string]any{"partition": fmt.Sprint(r.IntN(80)), "rows": 5.0}}
+			return ev(joinevent.KindPartitionWritten, at, "grace", map[string]any{"partition": fmt.Sprint(r.IntN(80)), "rows": 5.0})
 		case 3:
-			return trace.Event{Kind: kindWorkerLoad, At: at, Attrs: map[string]any{"worker": float64(r.IntN(8)), "load_before": 3.0, "load_after": 1.0}}
+			return ev(joinevent.KindWorkerLoad, at, "", map[string]any{"worker": float64(r.IntN(8)), "load_before": 3.0, "load_after": 1.0})
 		case 4:
-			return trace.Event{Kind: kindSweepAdvanced, At: at, Attrs: map[string]any{"active_left": 1.0, "active_right": 2.0, "expired": float64(i), "overlaps": float64(i)}}
+			return ev(joinevent.KindSweepAdvanced, at, "", map[string]any{"active_left": 1.0, "active_right": 2.0, "expired": float64(i), "overlaps": float64(i)})
 		case 5:
-			return trace.Event{Kind: trace.RowsEmitted, At: at, Op: opOutput, Attrs: map[string]any{"rows": 1.0, "total": float64(i)}}
+			return ev(trace.KindRowsEmitted, at, protocol.OpOutput, map[string]any{"rows": 1.0, "total": float64(i)})
 		case 6:
-			return trace.Event{Kind: kindRequestSent, At: at, Attrs: map[string]any{"native": "GET /x", "source": "S"}}
+			return ev(connevent.KindRequestSent, at, "", map[string]any{"native": "GET /x", "source": "S"})
 		case 7:
-			return trace.Event{Kind: trace.MemoryHigh, At: at, Attrs: map[string]any{"bytes": float64(i * 10)}}
+			return ev(memory.KindHighWater, at, "", map[string]any{"bytes": float64(i * 10)})
 		}
-		return trace.Event{Kind: kindHeavyKey, At: at, Attrs: map[string]any{"key": fmt.Sprint(i), "left_rows": 1.0}}
+		return ev(joinevent.KindHeavyKey, at, "", map[string]any{"key": fmt.Sprint(i), "left_rows": 1.0})
 	}
 	events := make([]trace.Event, 3*checkpointEvery+17)
 	for i := range events {
@@ -187,9 +191,8 @@ func TestRowsShownFollowTheOutputEvents(t *testing.T) {
 	checked := 0
 	for i := range r.Tape.Len() {
 		e := r.Tape.Event(i)
-		if e.Kind == trace.RowsEmitted && e.Op == opOutput {
-			n, _ := num(e.Attrs, "total")
-			total = int64(n)
+		if out, ok := e.Payload.(trace.RowsEmitted); ok && e.Op == protocol.OpOutput {
+			total = out.Total
 		}
 		r.Seek(i + 1)
 		if got := r.RowsShown(); int64(got) != min(total, int64(r.Rows.Len())) {
@@ -215,16 +218,16 @@ func TestTimelineStepsAndLink(t *testing.T) {
 	s.StartRun()
 	id := s.Run.ID
 	ev := func(kind trace.Kind, op string, attrs map[string]any) trace.Event {
-		return trace.Event{Kind: kind, Op: op, Attrs: attrs}
+		return ev(kind, 0, op, attrs)
 	}
 	events := []trace.Event{
-		ev(trace.StrategyChose, "plan", map[string]any{"strategy": "grace"}), // planning
-		ev(kindPartitionWritten, "g", map[string]any{"partition": "0"}),      // partitioning
-		ev(trace.MemoryHigh, "memory", map[string]any{"bytes": 10.0}),
-		ev(kindSpill, "g", nil),
-		ev(kindPartitionRead, "g", map[string]any{"partition": "0"}), // joining partition pairs
-		ev(kindPairJoined, "g", nil),
-		ev(trace.RowsEmitted, opOutput, map[string]any{"rows": 2.0, "total": 2.0}),
+		ev(trace.KindStrategyChose, "plan", map[string]any{"strategy": "grace"}),  // planning
+		ev(joinevent.KindPartitionWritten, "g", map[string]any{"partition": "0"}), // partitioning
+		ev(memory.KindHighWater, "memory", map[string]any{"bytes": 10.0}),
+		ev(joinevent.KindSpill, "g", nil),
+		ev(joinevent.KindPartitionRead, "g", map[string]any{"partition": "0"}), // joining partition pairs
+		ev(joinevent.KindPairJoined, "g", nil),
+		ev(trace.KindRowsEmitted, protocol.OpOutput, map[string]any{"rows": 2.0, "total": 2.0}),
 	}
 	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "a\x1eb", Events: events})
@@ -297,13 +300,11 @@ func TestPlaybackPacesThePicture(t *testing.T) {
 	id := s.Run.ID
 	var events []trace.Event
 	for i := range 10 { // one request every 100 ms of virtual time
-		events = append(events, trace.Event{Kind: kindRequestSent, At: time.Duration(i) * 100 * time.Millisecond,
-			Attrs: map[string]any{"native": "q"}})
+		events = append(events, ev(connevent.KindRequestSent, time.Duration(i)*100*time.Millisecond, "", map[string]any{"native": "q"}))
 	}
 	// The runner's own output event carries the engine's working time, not the virtual clock: it sits at
 	// the virtual time reached before it.
-	events = append(events, trace.Event{Kind: trace.RowsEmitted, Op: opOutput, At: 30 * time.Second,
-		Attrs: map[string]any{"rows": 1.0, "total": 1.0}})
+	events = append(events, ev(trace.KindRowsEmitted, 30*time.Second, protocol.OpOutput, map[string]any{"rows": 1.0, "total": 1.0}))
 	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "x", Events: events})
 	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 1}})
@@ -346,13 +347,13 @@ func BenchmarkTapeAt(b *testing.B) {
 		at := time.Duration(i) * time.Millisecond
 		switch r.IntN(4) {
 		case 0:
-			tape.Add(trace.Event{Kind: kindPageFetched, At: at, Op: "paged", Attrs: map[string]any{"page": float64(i), "rows": 10.0}})
+			tape.Add(ev(joinevent.KindPageFetched, at, "paged", map[string]any{"page": float64(i), "rows": 10.0}))
 		case 1:
-			tape.Add(trace.Event{Kind: kindRequestSent, At: at, Attrs: map[string]any{"native": "GET /x", "source": "S"}})
+			tape.Add(ev(connevent.KindRequestSent, at, "", map[string]any{"native": "GET /x", "source": "S"}))
 		case 2:
-			tape.Add(trace.Event{Kind: trace.RowsEmitted, At: at, Op: opOutput, Attrs: map[string]any{"rows": 1.0, "total": float64(i)}})
+			tape.Add(ev(trace.KindRowsEmitted, at, protocol.OpOutput, map[string]any{"rows": 1.0, "total": float64(i)}))
 		default:
-			tape.Add(trace.Event{Kind: kindPartitionWritten, At: at, Op: "grace", Attrs: map[string]any{"partition": fmt.Sprint(r.IntN(80)), "rows": 5.0}})
+			tape.Add(ev(joinevent.KindPartitionWritten, at, "grace", map[string]any{"partition": fmt.Sprint(r.IntN(80)), "rows": 5.0}))
 		}
 	}
 	b.ResetTimer()
@@ -370,7 +371,7 @@ func TestTimelineSaysWhatItCovers(t *testing.T) {
 	id := s.Run.ID
 	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Dropped: 7, Events: []trace.Event{
-		{Kind: trace.RowsEmitted, Op: opOutput, Attrs: map[string]any{"rows": 1.0, "total": 1.0}}}, Rows: "a"})
+		ev(trace.KindRowsEmitted, 0, protocol.OpOutput, map[string]any{"rows": 1.0, "total": 1.0})}, Rows: "a"})
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "b"}) // rows whose output event was dropped
 	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 2}})
 	v := s.TimelineView()
@@ -423,10 +424,9 @@ func TestPlaybackWithoutAVirtualClock(t *testing.T) {
 	id := s.Run.ID
 	var events []trace.Event
 	for i := range 20 {
-		events = append(events, trace.Event{Kind: kindPartitionWritten, Op: "g", Attrs: map[string]any{"partition": fmt.Sprint(i)}})
+		events = append(events, ev(joinevent.KindPartitionWritten, 0, "g", map[string]any{"partition": fmt.Sprint(i)}))
 	}
-	events = append(events, trace.Event{Kind: trace.RowsEmitted, Op: opOutput, At: 90 * time.Millisecond,
-		Attrs: map[string]any{"rows": 1.0, "total": 1.0}})
+	events = append(events, ev(trace.KindRowsEmitted, 90*time.Millisecond, protocol.OpOutput, map[string]any{"rows": 1.0, "total": 1.0}))
 	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
 	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "x", Events: events})
 	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 1}})
@@ -447,7 +447,7 @@ func TestPlaybackWithoutAVirtualClock(t *testing.T) {
 }
 
 // BenchmarkTapeMemory reports what a tape holds per event (bytes/event) for real runs, their events decoded
-// from JSON as the page decodes them: a 5,000,000-row hash join over the playground's tables, and a paged
+// from the compact codec as the page decodes them: a 5,000,000-row hash join over the playground's tables, and a paged
 // join of the small Okta scenario in pages of 20 rows.
 func BenchmarkTapeMemory(b *testing.B) {
 	for _, c := range []struct {
@@ -468,7 +468,10 @@ func BenchmarkTapeMemory(b *testing.B) {
 					b.Fatalf("the run failed: %s", m.Error.Message)
 				}
 				for _, e := range m.Events {
-					data, _ := json.Marshal(e)
+					data, err := registry.AppendCompact(nil, e)
+					if err != nil {
+						b.Fatal(err)
+					}
 					raws = append(raws, data)
 				}
 			}, nil)
@@ -479,8 +482,8 @@ func BenchmarkTapeMemory(b *testing.B) {
 				runtime.ReadMemStats(&before)
 				tape := NewTape(nil)
 				for _, raw := range raws {
-					var e trace.Event
-					if err := json.Unmarshal(raw, &e); err != nil {
+					e, err := protocol.DecodeEvent(raw)
+					if err != nil {
 						b.Fatal(err)
 					}
 					tape.Add(e)
@@ -493,5 +496,44 @@ func BenchmarkTapeMemory(b *testing.B) {
 			b.ReportMetric(held/float64(len(raws)), "bytes/event")
 			b.ReportMetric(float64(len(raws)), "events")
 		})
+	}
+}
+
+// A click on the marker strip shows the run at the marker's event: the lane is the one drawn at the click's
+// height, the marker the one nearest across; below the lanes nothing moves.
+func TestClickingAMarkerSeeksToItsEvent(t *testing.T) {
+	s, _ := ready(t)
+	s.StartRun()
+	id := s.Run.ID
+	events := []trace.Event{
+		{Op: "plan", Payload: trace.StrategyChose{Strategy: "grace"}},
+		{Op: "g", Payload: joinevent.Spill{Side: "left"}},
+		{Op: "g", Payload: joinevent.PartitionWritten{Partition: "0"}},
+		{Op: "g", Payload: joinevent.Spill{Side: "right"}},
+		{Op: "g", Payload: joinevent.PairJoined{Partition: "0"}},
+		{Op: protocol.OpOutput, Payload: trace.RowsEmitted{Rows: 2, Total: 2}},
+	}
+	s.Apply(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k"}})
+	s.Apply(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: "a\x1eb", Events: events})
+	s.Apply(protocol.Message{Type: protocol.MessageDone, ID: id, Stats: &protocol.Stats{RowsOut: 2}})
+	r := s.Run
+	lanes := r.Tape.Lanes()
+	if len(lanes) != 2 || lanes[0].ID != "spills" || lanes[1].ID != "rows" {
+		t.Fatalf("lanes %+v, want spills then rows out", lanes)
+	}
+	// No virtual clock: event i sits at (i+1)/6 of the strip's 600 units.
+	for _, c := range []struct {
+		x, y float64
+		want int
+	}{
+		{401, 5, 4},  // the second spill, event 3: the run up to and including it
+		{0, 11, 2},   // the first spill, the nearest to the strip's left end
+		{300, 20, 6}, // the rows lane's only marker, event 5
+		{200, 24, 6}, // below the lanes: the position stays
+	} {
+		s.SeekToMarker(c.x, c.y)
+		if r.Position() != c.want || r.Trace.Events != int64(c.want) {
+			t.Errorf("a click at (%v, %v) shows %d events (folded %d), want %d", c.x, c.y, r.Position(), r.Trace.Events, c.want)
+		}
 	}
 }

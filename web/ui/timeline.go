@@ -2,14 +2,19 @@ package ui
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/vugu/vugu"
-
+	"github.com/joinlab/joinlab/engine/connector/connevent"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
+	"github.com/joinlab/joinlab/engine/plan/planevent"
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/web/runner/protocol"
+	"github.com/vugu/vugu"
 )
 
 // The timeline: a run shown as it stood at any of its events. The run keeps its events (Tape); the position
@@ -216,6 +221,42 @@ func (s *State) SeekTo(k int) {
 	}
 }
 
+// SeekToMarker moves the position to the event of the marker a click on the strip picked: the marker of the
+// lane at y nearest to x (both in the strip's units: 0 to stripWidth across, laneHeight per drawn lane down),
+// so the view shows the run up to and including that event. A click on a lane's empty stretch picks its
+// nearest marker; a click below the lanes, or on a strip with none, does nothing.
+func (s *State) SeekToMarker(x, y float64) {
+	r := s.Run
+	if r == nil || r.Tape == nil || y < 0 {
+		return
+	}
+	lanes := r.Tape.Lanes()
+	drawn := int(y) / laneHeight
+	if drawn >= len(lanes) {
+		return
+	}
+	if i, ok := r.Tape.markerNear(lanes[drawn].ID, x); ok {
+		s.SeekTo(i + 1)
+	}
+}
+
+// markerNear is the index of the event marked in the lane named id nearest to x on the strip (the earliest of
+// a column's events, which the strip draws as one stroke), or false when the lane marks none.
+func (t *Tape) markerNear(id string, x float64) (int, bool) {
+	lane := slices.IndexFunc(markerLanes, func(l markerLane) bool { return l.ID == id })
+	best, bestDist := -1, math.Inf(1)
+	for _, m := range t.marks {
+		if int(m.lane) != lane {
+			continue
+		}
+		col := float64(min(int(t.x(int(m.event))), stripWidth-1)) + 0.5
+		if d := math.Abs(col - x); d < bestDist {
+			best, bestDist = int(m.event), d
+		}
+	}
+	return best, best >= 0
+}
+
 // StepEvent moves the position by n events.
 func (s *State) StepEvent(n int) {
 	if r := s.Run; r != nil {
@@ -271,71 +312,79 @@ func (t *Tape) PhaseAt(k int) string {
 
 // phaseOf names the stage an event belongs to, or "" for an event that belongs to whatever stage it falls in.
 func phaseOf(e trace.Event) string {
-	a := e.Attrs
 	on := func(stage string) string {
 		if e.Op == "" {
 			return stage
 		}
 		return stage + " (" + e.Op + ")"
 	}
-	switch e.Kind {
-	case trace.StrategyChose, kindPartitionsPruned:
+	page := func(n int) string { return "page " + strconv.Itoa(n) }
+	switch p := e.Payload.(type) {
+	case trace.StrategyChose, planevent.PartitionsPruned:
 		return "planning"
-	case kindScanRows:
-		if str(a, "phase") == "plan" {
+	case trace.ScanRows:
+		if p.Phase == "plan" {
 			return "planning"
 		}
-		return "reading @" + str(a, "source")
-	case kindPartitionWritten, kindSpill:
+		return "reading @" + p.Source
+	case joinevent.PartitionWritten, joinevent.Spill:
 		return on("partitioning")
-	case kindPartitionRead, kindPairJoined:
+	case joinevent.PartitionRead, joinevent.PairJoined:
 		return on("joining partition pairs")
-	case kindRepartition, kindHotKey:
+	case joinevent.Repartition, joinevent.HotKey:
 		return on("re-partitioning")
-	case kindHeavyKey:
+	case joinevent.HeavyKey:
 		return on("measuring heavy keys")
-	case kindSaltAssigned, kindRowsReplicated:
+	case joinevent.SaltAssigned, joinevent.RowsReplicated:
 		return on("salting")
-	case kindWorkerLoad:
+	case joinevent.WorkerLoad:
 		return on("worker loads")
-	case kindSweepAdvanced:
+	case joinevent.SweepAdvanced:
 		return on("sweep")
-	}
-	if p, ok := num(a, "page"); ok && e.Kind != trace.RowsEmitted {
-		return "page " + strconv.FormatFloat(p, 'f', -1, 64)
+	// The paged join's events of one page (its rows out are the page's too, but belong to whatever stage
+	// they fall in).
+	case joinevent.PageSized:
+		return page(p.Page)
+	case joinevent.PageRequested:
+		return page(p.Page)
+	case joinevent.PageFetched:
+		return page(p.Page)
+	case joinevent.TieGroupCut:
+		return page(p.Page)
+	case joinevent.FilterSplit:
+		return page(p.Page)
+	case joinevent.ProbeResults:
+		return page(p.Page)
+	case joinevent.Refetched:
+		return page(p.Page)
+	case joinevent.PageWindow:
+		return page(p.Page)
 	}
 	return ""
 }
 
-// markerLane is one row of the timeline's marker strip: the events of some exact kinds.
+// markerLane is one row of the timeline's marker strip: the events has picks.
 type markerLane struct {
 	ID, Label string
-	Kinds     []trace.Kind
-	// Op, when set, is the only op counted (rows delivered are the runner's output events alone).
-	Op string
+	has       func(trace.Event) bool
+}
+
+// is picks the events whose payload is a P.
+func is[P trace.Payload](e trace.Event) bool {
+	_, ok := e.Payload.(P)
+	return ok
 }
 
 var markerLanes = []markerLane{
-	{ID: "pages", Label: "pages", Kinds: []trace.Kind{kindPageFetched}},
-	{ID: "requests", Label: "requests", Kinds: []trace.Kind{kindRequestSent}},
-	{ID: "throttles", Label: "throttles", Kinds: []trace.Kind{kindRequestThrottled}},
-	{ID: "faults", Label: "faults", Kinds: []trace.Kind{kindRequestFailed}},
-	{ID: "spills", Label: "spills", Kinds: []trace.Kind{kindSpill}},
-	{ID: "repartitions", Label: "re-partitions", Kinds: []trace.Kind{kindRepartition}},
-	{ID: "salted", Label: "salted keys", Kinds: []trace.Kind{kindSaltAssigned}},
-	{ID: "rows", Label: "rows out", Kinds: []trace.Kind{trace.RowsEmitted}, Op: opOutput},
-}
-
-func (l markerLane) has(e trace.Event) bool {
-	if l.Op != "" && e.Op != l.Op {
-		return false
-	}
-	for _, k := range l.Kinds {
-		if e.Kind == k {
-			return true
-		}
-	}
-	return false
+	{ID: "pages", Label: "pages", has: is[joinevent.PageFetched]},
+	{ID: "requests", Label: "requests", has: is[connevent.RequestSent]},
+	{ID: "throttles", Label: "throttles", has: is[connevent.RequestThrottled]},
+	{ID: "faults", Label: "faults", has: is[connevent.RequestFailed]},
+	{ID: "spills", Label: "spills", has: is[joinevent.Spill]},
+	{ID: "repartitions", Label: "re-partitions", has: is[joinevent.Repartition]},
+	{ID: "salted", Label: "salted keys", has: is[joinevent.SaltAssigned]},
+	// Rows delivered are the runner's output events alone, not each join's.
+	{ID: "rows", Label: "rows out", has: func(e trace.Event) bool { return is[trace.RowsEmitted](e) && e.Op == protocol.OpOutput }},
 }
 
 // stripWidth is the marker strip's width in SVG units; markers are merged into columns of one unit, so a
@@ -541,6 +590,19 @@ func (c *Timeline) Scrub(e vugu.DOMEvent) {
 		return
 	}
 	c.State.SeekTo(c.v.seekRange(int64(value)))
+}
+
+// ClickStrip seeks to the marker under a click on the strip: the click's place in the strip's box, scaled to the
+// strip's units (its viewBox is stretched to the box, preserveAspectRatio none).
+func (c *Timeline) ClickStrip(e vugu.DOMEvent) {
+	box := e.JSEventCurrentTarget().Call("getBoundingClientRect")
+	w, h := box.Get("width").Float(), box.Get("height").Float()
+	if w <= 0 || h <= 0 {
+		return
+	}
+	x := (e.PropFloat64("clientX") - box.Get("left").Float()) / w * stripWidth
+	y := (e.PropFloat64("clientY") - box.Get("top").Float()) / h * float64(c.StripHeight())
+	c.State.SeekToMarker(x, y)
 }
 
 func (c *Timeline) TogglePlay() {

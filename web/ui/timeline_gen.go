@@ -141,9 +141,14 @@ func (c *Timeline) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "tl-strip"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "timeline-strip"}, vugu.VGAttribute{Namespace: "", Key: "preserveAspectRatio", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "markers of the run's events along its axis"}}}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "tl-strip"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "timeline-strip"}, vugu.VGAttribute{Namespace: "", Key: "preserveAspectRatio", Val: "none"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "markers of the run's events along its axis; click one to show the run at it"}}}
 				vgparent.AppendChild(vgn)
 				vgn.AddAttrInterface("viewBox", "0 0 600 "+c.Itoa(int64(c.StripHeight())))
+				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+					EventType: "click",
+					Func:      func(event vugu.DOMEvent) { c.ClickStrip(event) },
+					// TODO: implement capture, etc. mostly need to decide syntax
+				})
 				{
 					vgparent := vgn
 					_ = vgparent

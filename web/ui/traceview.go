@@ -8,13 +8,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/connector/connevent"
+	"github.com/joinlab/joinlab/engine/dynfilter/dfevent"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
+	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/plan/planevent"
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
 // TraceView folds a run's trace events, as they arrive, into the small summaries the strategy views draw.
 // Views render from these summaries, never from the raw events, so a render costs the same after a million
-// events as after ten. Events are matched by their exact kind (kinds.go) and read by the attributes the
-// emitting package documents; an event missing one shows less, and never breaks the page.
+// events as after ten. Events arrive decoded into their Go types (engine/trace/registry) and are folded by a
+// switch on the type: a fold reads the fields the emitting package declares, never a name it guesses.
 type TraceView struct {
 	Events  int64
 	Dropped int64
@@ -49,6 +55,9 @@ type TraceView struct {
 
 	// Natives are the last few requests sent to connectors, as rendered for them.
 	Natives []Native
+	// Faults counts the requests a connector failed (retried or not); Resized the scans that asked for fewer
+	// rows after a result too large.
+	Faults, Resized int64
 
 	Grace  GraceSummary
 	Salted SaltedSummary
@@ -87,11 +96,15 @@ func Fold(events []trace.Event) *TraceView {
 	return t
 }
 
-// Add folds one event in. Kinds are matched exactly, as the package that emits each declares it (engine/join,
-// engine/connector, engine/plan, web/runner); a kind no view knows is only counted.
-func (t *TraceView) Add(e trace.Event) {
+// Add folds one event in.
+func (t *TraceView) Add(e trace.Event) { t.fold(e) }
+
+// fold folds one event in and reports whether a view's summary took it: every kind the engine and the runner
+// emit has its case here (TestEveryEmittedKindIsFolded runs every strategy to hold them to it); a payload of a
+// type no case knows is only counted.
+func (t *TraceView) fold(e trace.Event) bool {
 	t.Events++
-	t.Kinds[string(e.Kind)]++
+	t.Kinds[string(e.Kind())]++
 	t.LastAt = max(t.LastAt, e.At)
 	if !runnerEvent(e) {
 		t.VirtualAt = max(t.VirtualAt, e.At)
@@ -101,65 +114,73 @@ func (t *TraceView) Add(e trace.Event) {
 		t.Recent = t.Recent[:recentEvents-1]
 	}
 	t.Recent = append(t.Recent, e)
-	a := e.Attrs
-	t.Baseline.add(e.Kind, a)
-	switch e.Kind {
+	t.Baseline.add(e.Payload)
+	switch p := e.Payload.(type) {
 	case trace.StrategyChose:
-		t.Chosen, t.ChosenWhy = str(a, "strategy"), str(a, "reason")
-		if all := str(a, "strategies"); all != "" {
-			t.Strategies = strings.Split(all, ",")
+		t.Chosen, t.ChosenWhy = p.Strategy, p.Reason
+		if p.Strategies != "" {
+			t.Strategies = strings.Split(p.Strategies, ",")
 		} else if t.Chosen != "" {
 			t.Strategies = []string{t.Chosen}
 		}
-	case trace.MemoryHigh:
-		if b, ok := num(a, "bytes"); ok {
-			t.MemoryHigh = max(t.MemoryHigh, int64(b))
-			t.MemoryOver.Add(t.ms(), float64(t.MemoryHigh))
-		}
-		if b, ok := num(a, "budget"); ok {
-			t.MemoryBudget = int64(b)
-		}
-	case kindScanRows:
-		t.addScan(a)
-	case kindPageReturned:
-		t.addPage(a)
+	case memory.HighWater:
+		t.MemoryHigh = max(t.MemoryHigh, p.Bytes)
+		t.MemoryOver.Add(t.ms(), float64(t.MemoryHigh))
+		t.MemoryBudget = p.Budget
+	case trace.ScanRows:
+		t.addScan(p)
+	case connevent.PageReturned:
+		t.addPage(p)
 	case trace.RowsEmitted:
-		if e.Op != opOutput {
-			t.Paged.addEmitted(a)
-			return
+		if e.Op != protocol.OpOutput {
+			t.Paged.addEmitted(p)
+			return true
 		}
-		if n, ok := num(a, "total"); ok {
-			t.Output = int64(n)
-			t.OutputSeries.Add(float64(t.Events), n)
-			t.RowsOver.Add(t.ms(), n)
-		}
-	case kindRequestSent:
-		t.addNative(a)
+		t.Output = p.Total
+		t.OutputSeries.Add(float64(t.Events), float64(p.Total))
+		t.RowsOver.Add(t.ms(), float64(p.Total))
+	case connevent.RequestSent:
+		t.addNative(p)
 		t.Requests++
 		t.RequestsOver.Add(t.ms(), float64(t.Requests))
 		t.Paged.Requests++
-	case kindRequestThrottled, kindRequestRetried:
+	case connevent.RequestThrottled, connevent.RequestRetried:
 		t.Paged.Throttled++
-	case kindPartitionsPruned:
-		n, _ := num(a, "pruned")
-		t.Sweep.Pruned += n
-	case kindSpill, kindPartitionWritten, kindPartitionRead, kindRepartition, kindHotKey, kindPairJoined:
-		t.Grace.add(e.Kind, e.Op, a)
-	case kindHeavyKey, kindSaltAssigned, kindRowsReplicated, kindWorkerLoad:
-		t.Salted.add(e.Kind, a)
-	case kindSweepAdvanced:
-		t.Sweep.add(a, e.At)
-	case kindPageRequested, kindPageFetched, kindTieGroupCut, kindFilterSplit, kindRefetched:
-		t.Paged.add(e.Kind, a)
-	case kindDynamicFilter:
-		t.addDynFilter(a)
+	case connevent.RequestFailed:
+		t.Faults++
+	case connevent.PageResized:
+		t.Resized++
+	case planevent.PartitionsPruned:
+		t.Sweep.Pruned += float64(p.Pruned)
+	case joinevent.Spill, joinevent.PartitionWritten, joinevent.PartitionRead, joinevent.Repartition,
+		joinevent.HotKey, joinevent.PairJoined:
+		t.Grace.add(e.Op, p)
+	case joinevent.HeavyKey, joinevent.SaltAssigned, joinevent.RowsReplicated, joinevent.WorkerLoad:
+		t.Salted.add(p)
+	case joinevent.SweepAdvanced:
+		t.Sweep.add(p)
+	case joinevent.PageSized, joinevent.PageRequested, joinevent.PageFetched, joinevent.TieGroupCut,
+		joinevent.FilterSplit, joinevent.ProbeResults, joinevent.Refetched, joinevent.PageWindow,
+		joinevent.NullKeyRows, joinevent.ProbeScanned:
+		t.Paged.add(p)
+	case dfevent.Applied:
+		t.addDynFilter(p)
+	default:
+		return false
 	}
+	return true
 }
 
 // runnerEvent reports whether e is one the runner adds to the engine's trace (rows read from a source, rows
 // delivered to the page), stamped with the engine's working time rather than a virtual clock.
 func runnerEvent(e trace.Event) bool {
-	return e.Kind == kindScanRows || e.Kind == trace.RowsEmitted && e.Op == opOutput
+	switch e.Payload.(type) {
+	case trace.ScanRows:
+		return true
+	case trace.RowsEmitted:
+		return e.Op == protocol.OpOutput
+	}
+	return false
 }
 
 // ms is the trace's time so far in milliseconds, the x of the Over series: the virtual clock once the run
@@ -184,50 +205,46 @@ func (t *TraceView) ClockName() string {
 // addScan follows a source's reading. Reads while planning (a strategy measuring its input) are tallied
 // apart, so the build and probe bars show the run; a source read again (a nested loop's inner side) shows
 // its latest pass.
-func (t *TraceView) addScan(a map[string]any) {
-	name := str(a, "source")
-	total, _ := num(a, "total")
-	scan, _ := num(a, "scan")
-	rows, _ := num(a, "rows")
-	if str(a, "phase") == "plan" {
-		t.PlanReads += int64(rows)
+func (t *TraceView) addScan(p trace.ScanRows) {
+	if p.Phase == "plan" {
+		t.PlanReads += p.Rows
 		return
 	}
-	t.RunReads += int64(rows)
+	t.RunReads += p.Rows
+	scan := int64(p.Scan)
 	for i := range t.Scans {
 		sc := &t.Scans[i]
-		if sc.Source != name {
+		if sc.Source != p.Source {
 			continue
 		}
 		switch {
-		case int64(scan) > sc.Scans:
-			sc.Scans, sc.Rows = int64(scan), int64(total)
-		case int64(scan) == sc.Scans:
-			sc.Rows = max(sc.Rows, int64(total))
+		case scan > sc.Scans:
+			sc.Scans, sc.Rows = scan, p.Total
+		case scan == sc.Scans:
+			sc.Rows = max(sc.Rows, p.Total)
 		}
 		return
 	}
-	t.Scans = append(t.Scans, Scan{Source: name, Rows: int64(total), Scans: int64(scan)})
+	t.Scans = append(t.Scans, Scan{Source: p.Source, Rows: p.Total, Scans: scan})
 }
 
 // addPage folds a connector's answer in as rows read from its source: a connector source is read through its
 // requests, not through the runner's counted scans, so its pages are what it read (the engine's rows_scanned
 // detail sums the same rows).
-func (t *TraceView) addPage(a map[string]any) {
-	name := str(a, "source")
-	rows, _ := num(a, "rows")
-	t.RunReads += int64(rows)
+func (t *TraceView) addPage(p connevent.PageReturned) {
+	rows := int64(p.Rows)
+	t.RunReads += rows
 	for i := range t.Scans {
-		if t.Scans[i].Source == name {
-			t.Scans[i].Rows += int64(rows)
+		if t.Scans[i].Source == p.Source {
+			t.Scans[i].Rows += rows
 			return
 		}
 	}
-	t.Scans = append(t.Scans, Scan{Source: name, Rows: int64(rows), Scans: 1})
+	t.Scans = append(t.Scans, Scan{Source: p.Source, Rows: rows, Scans: 1})
 }
 
 // Native is one request a connector was sent, in its own dialect, with its sizes and the connector's caps on
-// them (0: the event carries no cap).
+// them (0: no cap).
 type Native struct {
 	Source, Text    string
 	Bytes, MaxBytes float64
@@ -238,25 +255,16 @@ type Native struct {
 // recentNatives is how many native requests the trace panel lists.
 const recentNatives = 6
 
-func (t *TraceView) addNative(a map[string]any) {
-	text := str(a, "native")
-	if text == "" {
+func (t *TraceView) addNative(p connevent.RequestSent) {
+	if p.Native == "" {
 		return
-	}
-	bytes, ok := num(a, "query_bytes")
-	if !ok {
-		bytes = float64(len(text))
 	}
 	if len(t.Natives) == recentNatives {
 		t.Natives = append(t.Natives[:0], t.Natives[1:]...)
 	}
-	n := Native{Source: str(a, "source", "table"), Text: text, Bytes: bytes}
-	n.MaxBytes, _ = num(a, "max_query_bytes")
-	n.InValues, _ = num(a, "in_values")
-	n.MaxIn, _ = num(a, "max_in_values")
-	n.Limit, _ = num(a, "limit")
-	n.MaxRows, _ = num(a, "max_rows")
-	t.Natives = append(t.Natives, n)
+	t.Natives = append(t.Natives, Native{Source: p.Source, Text: p.Native, Bytes: float64(p.QueryBytes),
+		MaxBytes: float64(p.MaxQueryBytes), InValues: float64(p.InValues), MaxIn: float64(p.MaxInValues),
+		Limit: float64(p.Limit), MaxRows: float64(p.MaxRows)})
 }
 
 // KindList is the event kinds with their counts, most frequent first.
@@ -280,20 +288,17 @@ type KindCount struct {
 	N    int64
 }
 
-// Describe renders an event as one line of text.
+// Describe renders an event as one line of text: its time, kind, operator and fields (by their json names, as
+// the JSON-lines trace writes them).
 func Describe(e trace.Event) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", fmtDuration(e.At), e.Kind)
+	fmt.Fprintf(&b, "%s %s", fmtDuration(e.At), e.Kind())
 	if e.Op != "" {
 		fmt.Fprintf(&b, " [%s]", e.Op)
 	}
-	keys := make([]string, 0, len(e.Attrs))
-	for k := range e.Attrs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := fmt.Sprint(e.Attrs[k])
+	fields := trace.Attrs(e.Payload)
+	for _, k := range sortedNames(fields) {
+		v := fmt.Sprint(fields[k])
 		if len(v) > 60 {
 			v = v[:57] + "…"
 		}
@@ -325,29 +330,43 @@ type GraceSummary struct {
 	Repartition int64
 }
 
-func (g *GraceSummary) add(kind trace.Kind, op string, a map[string]any) {
-	level, _ := num(a, "level")
-	g.Levels = max(g.Levels, int(level))
-	switch kind {
-	case kindHotKey:
+func (g *GraceSummary) add(op string, p trace.Payload) {
+	switch p := p.(type) {
+	case joinevent.HotKey:
+		g.Levels = max(g.Levels, p.Level)
 		g.HotKeyCount++
-		if k := str(a, "key"); k != "" && len(g.HotKeys) < 8 && !slices.Contains(g.HotKeys, k) {
+		if k := p.Key; k != "" && len(g.HotKeys) < 8 && !slices.Contains(g.HotKeys, k) {
 			g.HotKeys = append(g.HotKeys, k)
 		}
-		return
-	case kindRepartition:
+	case joinevent.Repartition:
+		g.Levels = max(g.Levels, p.Level)
 		g.Repartition++
-		return
-	case kindSpill:
+	case joinevent.Spill:
+		g.Levels = max(g.Levels, p.Level)
 		g.Spills++
-		return
-	case kindPairJoined:
+	case joinevent.PairJoined:
+		g.Levels = max(g.Levels, p.Level)
 		g.Pairs++
-		return
+	case joinevent.PartitionWritten:
+		g.Levels = max(g.Levels, p.Level)
+		if b := g.bin(op, p.Partition, p.Level); b != nil {
+			b.Rows += float64(p.Rows)
+			b.Bytes += float64(p.Bytes)
+			b.Pages += float64(p.Pages)
+			b.Spilled = true // a written partition is on the store
+		}
+	case joinevent.PartitionRead:
+		g.Levels = max(g.Levels, p.Level)
+		if b := g.bin(op, p.Partition, p.Level); b != nil {
+			b.Read += float64(p.Rows)
+		}
 	}
-	id := str(a, "partition")
+}
+
+// bin is the bin of partition id of the join op, at level, made when the trace first names it (nil for no id).
+func (g *GraceSummary) bin(op, id string, level int) *Bin {
 	if id == "" {
-		return
+		return nil
 	}
 	key := op + "\x00" + id
 	i, seen := g.index[key]
@@ -363,18 +382,8 @@ func (g *GraceSummary) add(kind trace.Kind, op string, a map[string]any) {
 		g.Bins[i].ID = "more"
 	}
 	b := g.Bins[i]
-	b.Level = max(b.Level, int(level))
-	rows, _ := num(a, "rows")
-	if kind == kindPartitionRead {
-		b.Read += rows
-		return
-	}
-	bytes, _ := num(a, "bytes")
-	pages, _ := num(a, "pages")
-	b.Rows += rows
-	b.Bytes += bytes
-	b.Pages += pages
-	b.Spilled = true // a written partition is on the store
+	b.Level = max(b.Level, level)
+	return b
 }
 
 // maxBins bounds the partitions the Grace view draws (one element each).
@@ -422,33 +431,27 @@ type HeavyKey struct {
 	Left, Right float64
 }
 
-func (s *SaltedSummary) add(kind trace.Kind, a map[string]any) {
-	switch kind {
-	case kindHeavyKey:
+func (s *SaltedSummary) add(p trace.Payload) {
+	switch p := p.(type) {
+	case joinevent.HeavyKey:
 		s.HeavyCount++
 		if len(s.HeavyKeys) < 8 {
-			l, _ := num(a, "left_rows")
-			r, _ := num(a, "right_rows")
-			s.HeavyKeys = append(s.HeavyKeys, HeavyKey{Key: str(a, "key"), Left: l, Right: r})
+			s.HeavyKeys = append(s.HeavyKeys, HeavyKey{Key: p.Key, Left: float64(p.LeftRows), Right: float64(p.RightRows)})
 		}
-	case kindSaltAssigned:
+	case joinevent.SaltAssigned:
 		s.Salts++
-	case kindRowsReplicated:
+	case joinevent.RowsReplicated:
 		s.ReplicatedKeys++
-		rows, _ := num(a, "rows")
-		copies, ok := num(a, "copies")
-		if ok && copies > 1 {
-			s.Replicated += rows * (copies - 1)
+		if p.Copies > 1 {
+			s.Replicated += float64(p.Rows) * float64(p.Copies-1)
 		}
-		s.Workers = max(s.Workers, int(copies))
-	case kindWorkerLoad:
-		w, ok := num(a, "worker")
-		if !ok || int(w) >= maxBins {
+		s.Workers = max(s.Workers, p.Copies)
+	case joinevent.WorkerLoad:
+		if p.Worker < 0 || p.Worker >= maxBins {
 			return
 		}
-		s.Workers = max(s.Workers, int(w)+1)
-		s.Before[int(w)], _ = num(a, "load_before")
-		s.After[int(w)], _ = num(a, "load_after")
+		s.Workers = max(s.Workers, p.Worker+1)
+		s.Before[p.Worker], s.After[p.Worker] = float64(p.LoadBefore), float64(p.LoadAfter)
 	}
 }
 
@@ -477,12 +480,9 @@ func (s *SaltedSummary) Loads() (before, after []float64, top float64) {
 // expired and the overlaps emitted, each over the sweep's events (one every few rows swept and per output batch).
 type SweepSummary struct {
 	Position float64
-	// ActiveMax is the largest combined active set (left and right) the events showed: the events sample it,
-	// so it equals the run's active_set_max only where a sample fell on the peak, unless the engine reports
-	// its running largest (active_max).
+	// ActiveMax is the largest combined active set (left and right) so far: the engine's running largest,
+	// which each event carries since the events' own sizes, sampled, can miss the peak.
 	ActiveMax float64
-	// ActiveExact is set when ActiveMax came from the engine's own running largest.
-	ActiveExact bool
 	// Active, ExpiredOver and OverlapsOver are sampled against the sweep event's index.
 	Active, ExpiredOver, OverlapsOver Series
 	// Expired and Overlaps are the totals so far over every sweep of the query.
@@ -495,33 +495,23 @@ type SweepSummary struct {
 	doneExpired, doneOverlaps, lastExpired, lastOverlaps float64
 }
 
-func (s *SweepSummary) add(a map[string]any, at time.Duration) {
+func (s *SweepSummary) add(p joinevent.SweepAdvanced) {
 	s.Advances++
 	x := float64(s.Advances)
-	if p, ok := num(a, "position"); ok {
-		s.Position = p
+	s.Position = float64(p.Position)
+	active := float64(p.ActiveLeft + p.ActiveRight)
+	s.ActiveMax = max(s.ActiveMax, active)
+	s.Active.Add(x, active)
+	s.ActiveMax = max(s.ActiveMax, float64(p.ActiveMax))
+	expired, overlaps := float64(p.Expired), float64(p.Overlaps)
+	if expired < s.lastExpired || overlaps < s.lastOverlaps { // a new sweep
+		s.doneExpired += s.lastExpired
+		s.doneOverlaps += s.lastOverlaps
 	}
-	l, okl := num(a, "active_left")
-	r, okr := num(a, "active_right")
-	if okl || okr {
-		s.ActiveMax = max(s.ActiveMax, l+r)
-		s.Active.Add(x, l+r)
-	}
-	if m, ok := num(a, "active_max"); ok {
-		s.ActiveMax, s.ActiveExact = max(s.ActiveMax, m), true
-	}
-	expired, oke := num(a, "expired")
-	overlaps, oko := num(a, "overlaps")
-	if oke && oko {
-		if expired < s.lastExpired || overlaps < s.lastOverlaps { // a new sweep
-			s.doneExpired += s.lastExpired
-			s.doneOverlaps += s.lastOverlaps
-		}
-		s.lastExpired, s.lastOverlaps = expired, overlaps
-		s.Expired, s.Overlaps = s.doneExpired+expired, s.doneOverlaps+overlaps
-		s.ExpiredOver.Add(x, s.Expired)
-		s.OverlapsOver.Add(x, s.Overlaps)
-	}
+	s.lastExpired, s.lastOverlaps = expired, overlaps
+	s.Expired, s.Overlaps = s.doneExpired+expired, s.doneOverlaps+overlaps
+	s.ExpiredOver.Add(x, s.Expired)
+	s.OverlapsOver.Add(x, s.Overlaps)
 }
 
 // PagedSummary is the paged join's picture: pages along the build side, tie groups cut, filter slices.
@@ -546,6 +536,13 @@ type PagedSummary struct {
 	Refetches int64
 	// Cursor is the last cursor the trace showed, as text.
 	Cursor string
+	// Sized counts the page sizes the join chose (page_sized), NextSize the latest; Windows the parts of thin
+	// pages probed on their own before the first row; ProbeRows the probe rows the pages matched.
+	Sized, Windows      int64
+	NextSize, ProbeRows float64
+	// NullKeyRows are the paged side's rows with a null key; ProbeScanned the probe rows the scan after the last
+	// page read, Unmatched those of them no paged key matched (outer and anti joins).
+	NullKeyRows, ProbeScanned, Unmatched float64
 }
 
 // Page is one build-side page: N is its number in the paged join's trace.
@@ -575,71 +572,97 @@ type Slice struct{ Bytes, Values float64 }
 // maxPages bounds the pages the paged view draws.
 const maxPages = 120
 
-func (p *PagedSummary) add(kind trace.Kind, a map[string]any) {
-	if c := str(a, "cursor", "window_to"); c != "" {
-		p.Cursor = c
-	}
-	page, hasPage := num(a, "page")
-	switch kind {
-	case kindTieGroupCut:
+func (p *PagedSummary) add(e trace.Payload) {
+	switch e := e.(type) {
+	case joinevent.TieGroupCut:
 		p.TiesCut++
-		if !hasPage {
-			return
-		}
+		page := float64(e.Page)
 		for i := range p.Pages {
 			if p.Pages[i].N == page {
-				p.Pages[i].Tie, p.Pages[i].TieTuple = true, str(a, "tuple")
+				p.Pages[i].Tie, p.Pages[i].TieTuple = true, e.Tuple
 				return
 			}
 		}
 		if p.cutPending == nil {
 			p.cutPending = map[float64]string{}
 		}
-		p.cutPending[page] = str(a, "tuple")
-	case kindFilterSplit:
-		if c, ok := num(a, "max_bytes"); ok {
-			p.SliceCap = c
-		}
-		values := floats(a["slice_values"])
-		for i, b := range floats(a["slice_bytes"]) {
+		p.cutPending[page] = e.Tuple
+	case joinevent.FilterSplit:
+		p.SliceCap = float64(e.MaxBytes)
+		for i, b := range e.SliceBytes {
 			if len(p.Slices) == maxPages {
 				break
 			}
-			sl := Slice{Bytes: b}
-			if i < len(values) {
-				sl.Values = values[i]
+			sl := Slice{Bytes: float64(b)}
+			if i < len(e.SliceValues) {
+				sl.Values = float64(e.SliceValues[i])
 			}
 			p.Slices = append(p.Slices, sl)
 		}
-	case kindRefetched:
+	case joinevent.Refetched:
+		p.setCursor(tupleText(e.WindowTo))
 		p.Refetches++
-		if b, _ := a["from_page"].(bool); b {
+		if e.FromPage {
 			p.FromPage++
 		}
-	case kindPageFetched:
-		rows, _ := num(a, "rows")
-		bytes, _ := num(a, "bytes")
-		keys, _ := num(a, "distinct_keys")
+	case joinevent.PageFetched:
+		p.setCursor(tupleText(e.WindowTo))
+		page := float64(e.Page)
 		if len(p.Pages) < maxPages {
-			pg := Page{N: page, Rows: rows, Bytes: bytes, Keys: keys, Cursor: str(a, "window_to")}
-			if tuple, cut := p.cutPending[page]; hasPage && cut {
+			pg := Page{N: page, Rows: float64(e.Rows), Bytes: float64(e.Bytes), Keys: float64(e.DistinctKeys),
+				Cursor: tupleText(e.WindowTo)}
+			if tuple, cut := p.cutPending[page]; cut {
 				pg.Tie, pg.TieTuple = true, tuple
 				delete(p.cutPending, page)
 			}
 			p.Pages = append(p.Pages, pg)
 		}
-	case kindPageRequested:
-		if str(a, "phase") == "window" { // the time-window baseline: each window is its page, never fetched thin
+	case joinevent.PageRequested:
+		if e.Cursor != nil {
+			p.setCursor(tupleText(e.Cursor))
+		} else {
+			p.setCursor(e.WindowTo)
+		}
+		if e.Phase == "window" { // the time-window baseline: each window is its page, never fetched thin
 			if len(p.Pages) < maxPages {
-				p.Pages = append(p.Pages, Page{N: page, Cursor: str(a, "window_to")})
+				p.Pages = append(p.Pages, Page{N: float64(e.Page), Cursor: e.WindowTo})
 			}
 		}
-		if b, _ := a["wide"].(bool); b {
+		if e.Wide {
 			p.Wide++
 		} else {
 			p.Thin++
 		}
+	case joinevent.PageSized:
+		p.Sized++
+		p.NextSize = float64(e.Size)
+	case joinevent.ProbeResults:
+		p.ProbeRows += float64(e.Rows)
+	case joinevent.PageWindow:
+		if e.Window > 0 {
+			p.Windows++
+		}
+	case joinevent.NullKeyRows:
+		p.NullKeyRows += float64(e.Rows)
+	case joinevent.ProbeScanned:
+		p.ProbeScanned += float64(e.Rows)
+		p.Unmatched += float64(e.Unmatched)
 	}
+}
+
+// setCursor keeps c as the last cursor the trace showed, unless it is empty.
+func (p *PagedSummary) setCursor(c string) {
+	if c != "" {
+		p.Cursor = c
+	}
+}
+
+// tupleText is a cursor or window edge as the paged view prints it, "[v1 v2]"; "" for none.
+func tupleText(tuple []string) string {
+	if tuple == nil {
+		return ""
+	}
+	return fmt.Sprint(tuple)
 }
 
 // Series keeps a bounded number of (x, y) points: when full, it drops every other point, so a long run
@@ -696,71 +719,6 @@ func (s *Series) PolylineTop(w, h, y1 float64) string {
 		b = strconv.AppendFloat(b, py, 'f', 1, 64)
 	}
 	return string(b)
-}
-
-// floats reads a list of numbers as the engine makes it ([]int64 and the like) or as JSON decodes it ([]any).
-func floats(v any) []float64 {
-	var out []float64
-	switch v := v.(type) {
-	case []any:
-		for _, x := range v {
-			if f, ok := toFloat(x); ok {
-				out = append(out, f)
-			}
-		}
-	case []int64:
-		for _, x := range v {
-			out = append(out, float64(x))
-		}
-	case []int:
-		for _, x := range v {
-			out = append(out, float64(x))
-		}
-	case []float64:
-		out = append(out, v...)
-	}
-	return out
-}
-
-func str(a map[string]any, keys ...string) string {
-	for _, k := range keys {
-		switch v := a[k].(type) {
-		case string:
-			return v
-		case nil:
-		default:
-			return fmt.Sprint(v)
-		}
-	}
-	return ""
-}
-
-// num returns the first of keys that holds a number.
-func num(a map[string]any, keys ...string) (float64, bool) {
-	for _, k := range keys {
-		if f, ok := toFloat(a[k]); ok {
-			return f, true
-		}
-	}
-	return 0, false
-}
-
-func toFloat(v any) (float64, bool) {
-	switch v := v.(type) {
-	case float64:
-		return v, true
-	case int:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	case float32:
-		return float64(v), true
-	case int32:
-		return float64(v), true
-	case uint64:
-		return float64(v), true
-	}
-	return 0, false
 }
 
 func fmtDuration(d time.Duration) string {

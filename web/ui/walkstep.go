@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/joinlab/joinlab/engine/connector/connevent"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
+	"github.com/joinlab/joinlab/engine/plan/planevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -53,16 +56,17 @@ func tapeIndex(t *Tape, i int) int {
 	return t.Len() - 1
 }
 
-// PausedFigures lists the paused event's figures for its small table, sorted by attribute name: each value
-// as a reader wants it (counts with separators, sizes in bytes, times as durations).
+// PausedFigures lists the paused event's figures for its small table, its payload's fields sorted by their
+// json names: each value as a reader wants it (counts with separators, sizes in bytes, times as durations).
 func (v *WalkView) PausedFigures() []Attr {
 	e := v.PausedEvent()
 	if e == nil {
 		return nil
 	}
+	fields := trace.Attrs(e.Payload)
 	var out []Attr
-	for _, k := range sortedNames(e.Attrs) {
-		out = append(out, Attr{k, figureText(k, e.Attrs[k])})
+	for _, k := range sortedNames(fields) {
+		out = append(out, Attr{k, figureText(k, fields[k])})
 	}
 	return out
 }
@@ -161,59 +165,57 @@ func (v *WalkView) PausedSentence() string {
 // eventSentence tells one event: a sentence of its own for the kinds the walkthroughs pause at, and for any
 // other its kind and operator; its figures are in the table beside it.
 func eventSentence(e trace.Event) string {
-	a := e.Attrs
-	f := func(k string) string { return figureText(k, a[k]) }
 	var s string
-	switch e.Kind {
-	case kindSpill:
-		s = fmt.Sprintf("The %s side is written out: %s rows in %s partitions, %s pages", f("side"), f("rows"), f("partitions"), f("pages"))
-	case kindPartitionWritten:
-		s = fmt.Sprintf("Partition %s of the %s side is written: %s rows", f("partition"), f("side"), f("rows"))
-	case kindPartitionRead:
-		s = fmt.Sprintf("Partition %s of the %s side is read back: %s rows", f("partition"), f("side"), f("rows"))
-	case kindPairJoined:
+	switch p := e.Payload.(type) {
+	case joinevent.Spill:
+		s = fmt.Sprintf("The %s side is written out: %s rows in %s partitions, %s pages", p.Side, n(p.Rows), n(p.Partitions), n(p.Pages))
+	case joinevent.PartitionWritten:
+		s = fmt.Sprintf("Partition %s of the %s side is written: %s rows", p.Partition, p.Side, n(p.Rows))
+	case joinevent.PartitionRead:
+		s = fmt.Sprintf("Partition %s of the %s side is read back: %s rows", p.Partition, p.Side, n(p.Rows))
+	case joinevent.PairJoined:
 		s = fmt.Sprintf("Partition pair %s is joined in memory (%s join, %s build rows from the %s side against %s probe rows): %s rows out",
-			f("partition"), f("method"), f("build_rows"), f("build"), f("probe_rows"), f("rows"))
-	case kindRepartition:
-		s = fmt.Sprintf("Partition %s is too large for the memory budget and is split again, %s ways, at level %s", f("partition"), f("fanout"), f("level"))
-	case kindHotKey:
-		s = fmt.Sprintf("Key %s fills partition %s however it is hashed: it is joined apart, %s rows on the left and %s on the right", f("key"), f("partition"), f("left_rows"), f("right_rows"))
-	case kindSweepAdvanced:
+			p.Partition, p.Method, n(p.BuildRows), p.Build, n(p.ProbeRows), n(p.Rows))
+	case joinevent.Repartition:
+		s = fmt.Sprintf("Partition %s is too large for the memory budget and is split again, %s ways, at level %s", p.Partition, n(p.Fanout), n(p.Level))
+	case joinevent.HotKey:
+		s = fmt.Sprintf("Key %s fills partition %s however it is hashed: it is joined apart, %s rows on the left and %s on the right", p.Key, p.Partition, n(p.LeftRows), n(p.RightRows))
+	case joinevent.SweepAdvanced:
 		s = fmt.Sprintf("The sweep reaches %s with %s intervals active on the left and %s on the right; %s expired and %s overlaps so far",
-			f("position"), f("active_left"), f("active_right"), f("expired"), f("overlaps"))
-	case kindPartitionsPruned:
-		s = fmt.Sprintf("Of @%s's partitions, %s are read and %s are skipped by time", f("source"), f("read"), f("pruned"))
-	case kindRequestSent:
-		s = fmt.Sprintf("Request %s goes to @%s", f("request"), f("source"))
-	case "page_returned":
-		s = fmt.Sprintf("@%s answers request %s with %s rows", f("source"), f("request"), f("rows"))
-	case kindRequestFailed:
-		s = fmt.Sprintf("Request %s to @%s fails: %s", f("request"), f("source"), f("error"))
-	case "page_sized":
-		s = fmt.Sprintf("Page %s is sized at %s rows: %s", f("page"), f("size"), f("reason"))
-	case kindPageRequested:
-		s = fmt.Sprintf("Page %s is asked for, after the cursor %s", f("page"), f("cursor"))
-	case kindPageFetched:
-		s = fmt.Sprintf("Page %s arrives: %s rows with %s distinct keys", f("page"), f("rows"), f("distinct_keys"))
-	case kindFilterSplit:
-		s = fmt.Sprintf("The %s side's filter of %s keys is split into %s slices to fit @%s's caps", f("side"), f("keys"), f("slices"), f("source"))
-	case kindRefetched:
-		s = fmt.Sprintf("Page %s's %s keys are fetched at full width up to the window's end", f("page"), f("keys"))
-	case kindTieGroupCut:
-		s = fmt.Sprintf("Page %s ends inside a group of rows tied on %s", f("page"), f("tuple"))
+			n(p.Position), n(p.ActiveLeft), n(p.ActiveRight), n(p.Expired), n(p.Overlaps))
+	case planevent.PartitionsPruned:
+		s = fmt.Sprintf("Of @%s's partitions, %s are read and %s are skipped by time", p.Source, n(p.Read), n(p.Pruned))
+	case connevent.RequestSent:
+		s = fmt.Sprintf("Request %s goes to @%s", n(p.Request), p.Source)
+	case connevent.PageReturned:
+		s = fmt.Sprintf("@%s answers request %s with %s rows", p.Source, n(p.Request), n(p.Rows))
+	case connevent.RequestFailed:
+		s = fmt.Sprintf("Request %s to @%s fails: %s", n(p.Request), p.Source, p.Error)
+	case joinevent.PageSized:
+		s = fmt.Sprintf("Page %s is sized at %s rows: %s", n(p.Page), n(p.Size), p.Reason)
+	case joinevent.PageRequested:
+		s = fmt.Sprintf("Page %s is asked for, after the cursor %s", n(p.Page), tupleWords(p.Cursor))
+	case joinevent.PageFetched:
+		s = fmt.Sprintf("Page %s arrives: %s rows with %s distinct keys", n(p.Page), n(p.Rows), n(p.DistinctKeys))
+	case joinevent.FilterSplit:
+		s = fmt.Sprintf("The %s side's filter of %s keys is split into %s slices to fit @%s's caps", p.Side, n(p.Keys), n(p.Slices), p.Source)
+	case joinevent.Refetched:
+		s = fmt.Sprintf("Page %s's %s keys are fetched at full width up to the window's end", n(p.Page), n(p.Keys))
+	case joinevent.TieGroupCut:
+		s = fmt.Sprintf("Page %s ends inside a group of rows tied on %s", n(p.Page), p.Tuple)
 	case trace.RowsEmitted:
-		s = fmt.Sprintf("%s rows are emitted, %s so far", f("rows"), f("total"))
-	case kindHeavyKey:
-		s = fmt.Sprintf("Key %s is measured heavy: %s rows on the left, %s on the right", f("key"), f("left_rows"), f("right_rows"))
-	case kindSaltAssigned:
-		s = fmt.Sprintf("Key %s's rows on the %s side are spread over salts", f("key"), f("side"))
-	case kindRowsReplicated:
-		s = fmt.Sprintf("Key %s's %s rows on the %s side are copied to %s workers", f("key"), f("rows"), f("side"), f("copies"))
-	case kindWorkerLoad:
-		s = fmt.Sprintf("Worker %s holds %s rows before salting and %s after", f("worker"), f("load_before"), f("load_after"))
+		s = fmt.Sprintf("%s rows are emitted, %s so far", n(p.Rows), n(p.Total))
+	case joinevent.HeavyKey:
+		s = fmt.Sprintf("Key %s is measured heavy: %s rows on the left, %s on the right", p.Key, n(p.LeftRows), n(p.RightRows))
+	case joinevent.SaltAssigned:
+		s = fmt.Sprintf("Key %s's rows on the %s side are spread over salts", p.Key, p.Side)
+	case joinevent.RowsReplicated:
+		s = fmt.Sprintf("Key %s's %s rows on the %s side are copied to %s workers", p.Key, n(p.Rows), p.Side, n(p.Copies))
+	case joinevent.WorkerLoad:
+		s = fmt.Sprintf("Worker %s holds %s rows before salting and %s after", n(p.Worker), n(p.LoadBefore), n(p.LoadAfter))
 	default:
-		s = "A " + kindWords(string(e.Kind)) + " event"
-		if len(a) > 0 {
+		s = "A " + kindWords(string(e.Kind())) + " event"
+		if a := trace.Attrs(e.Payload); len(a) > 0 {
 			figures := make(map[string]any, len(a))
 			for k, v := range a {
 				figures[k] = figureText(k, v)
@@ -225,6 +227,33 @@ func eventSentence(e trace.Event) string {
 		s += " (" + e.Op + ")"
 	}
 	return s + "."
+}
+
+// toFloat reads a number out of a generic value: a run's details and an event's fields as trace.Attrs gives
+// them hold float64 (through JSON), a run's details natively int64 and the like.
+func toFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// n is a count as a sentence writes it, with thousands separators.
+func n[T int | int32 | int64](v T) string { return count(int64(v)) }
+
+// tupleWords is a cursor tuple as a sentence writes it, "(v1, v2)", or "null" at the start.
+func tupleWords(tuple []string) string {
+	if tuple == nil {
+		return "null"
+	}
+	return "(" + strings.Join(tuple, ", ") + ")"
 }
 
 // factSentence says a stated fact in words. Facts are the walkthrough file's (docs/walkthroughs.md); check

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 )
 
 // A step's facts and its paused event read as sentences, with no JSON in them.
@@ -34,8 +34,8 @@ func TestStepFactsAsSentences(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", c.fact, got, c.want)
 		}
 	}
-	e := trace.Event{Kind: kindSpill, Op: "grace on user_id", Attrs: map[string]any{"side": "left", "rows": int64(20000),
-		"partitions": 3, "pages": 3}}
+	e := ev(joinevent.KindSpill, 0, "grace on user_id", map[string]any{"side": "left", "rows": int64(20000),
+		"partitions": 3, "pages": 3})
 	if got, want := eventSentence(e), "The left side is written out: 20,000 rows in 3 partitions, 3 pages (grace on user_id)."; got != want {
 		t.Errorf("spill: %q, want %q", got, want)
 	}

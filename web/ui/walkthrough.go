@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vugu/vugu"
-
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner/protocol"
+	"github.com/vugu/vugu"
 )
 
 // The walkthrough player. A walkthrough (assets/walkthroughs/NAME.json, validated against the engine by
@@ -450,10 +450,10 @@ func findPause(events []trace.Event, p *StoryPause) (int, error) {
 	nth := max(p.Nth, 1)
 	seen := 0
 	for i, e := range events {
-		if string(e.Kind) != p.Event {
+		if string(e.Kind()) != p.Event {
 			continue
 		}
-		if ok := matches(map[string]any(p.Where), normalise(e.Attrs)); ok {
+		if ok := matches(map[string]any(p.Where), eventFields(e)); ok {
 			if seen++; seen == nth {
 				return i, nil
 			}
@@ -492,7 +492,7 @@ func (v *WalkView) PauseText() string {
 		return "The pause point was not found in this run: " + v.Missing
 	}
 	if e := v.PausedEvent(); e != nil {
-		return fmt.Sprintf("Paused at event %d of %d: %s", v.Paused+1, len(v.All), e.Kind)
+		return fmt.Sprintf("Paused at event %d of %d: %s", v.Paused+1, len(v.All), e.Kind())
 	}
 	return fmt.Sprintf("At the end of the run (%d events)", len(v.All))
 }
@@ -604,16 +604,16 @@ func (v *WalkView) Partitions() []Chip {
 	var out []Chip
 	seen := map[string]bool{}
 	for _, e := range v.Events {
-		if e.Kind != "partition_written" {
+		p, ok := e.Payload.(joinevent.PartitionWritten)
+		if !ok {
 			continue
 		}
-		key := fmt.Sprintf("partition:%s:%s", plain(e.Attrs["side"]), plain(e.Attrs["partition"]))
+		key := fmt.Sprintf("partition:%s:%s", p.Side, p.Partition)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		out = append(out, Chip{key, fmt.Sprintf("%s partition %s: %s rows", plain(e.Attrs["side"]),
-			plain(e.Attrs["partition"]), plain(e.Attrs["rows"]))})
+		out = append(out, Chip{key, fmt.Sprintf("%s partition %s: %d rows", p.Side, p.Partition, p.Rows)})
 	}
 	return out
 }
@@ -622,17 +622,20 @@ func (v *WalkView) Partitions() []Chip {
 func (v *WalkView) Workers() []Chip {
 	var out []Chip
 	for _, e := range v.Events {
-		if e.Kind != "worker_load" {
+		p, ok := e.Payload.(joinevent.WorkerLoad)
+		if !ok {
 			continue
 		}
+		// Every figure of the worker's, by the names the trace writes them.
+		fields := trace.Attrs(p)
 		var parts []string
-		for _, k := range sortedNames(e.Attrs) {
+		for _, k := range sortedNames(fields) {
 			if k != "worker" {
-				parts = append(parts, k+"="+compact(e.Attrs[k]))
+				parts = append(parts, k+"="+compact(fields[k]))
 			}
 		}
-		out = append(out, Chip{"worker:" + plain(e.Attrs["worker"]),
-			"worker " + plain(e.Attrs["worker"]) + ": " + strings.Join(parts, " ")})
+		w := strconv.Itoa(p.Worker)
+		out = append(out, Chip{"worker:" + w, "worker " + w + ": " + strings.Join(parts, " ")})
 	}
 	return out
 }
@@ -795,13 +798,13 @@ func (v *WalkView) check(f map[string]any) string {
 		}
 		n := 0
 		for _, e := range events {
-			if string(e.Kind) != f["event"] {
+			if string(e.Kind()) != f["event"] {
 				continue
 			}
 			if op, ok := f["op"]; ok && op != e.Op {
 				continue
 			}
-			if matches(want, normalise(e.Attrs)) {
+			if matches(want, eventFields(e)) {
 				n++
 			}
 		}
@@ -811,8 +814,8 @@ func (v *WalkView) check(f map[string]any) string {
 		if e == nil {
 			return "no pause point"
 		}
-		if !matches(f["paused"], normalise(e.Attrs)) {
-			return "the paused event has " + compact(e.Attrs)
+		if fields := eventFields(*e); !matches(f["paused"], fields) {
+			return "the paused event has " + compact(fields)
 		}
 	case f["rows"] != nil:
 		if want := compact(f["rows"]); want != strconv.FormatInt(statsRows(r), 10) {
@@ -915,9 +918,10 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-// normalise passes attributes through JSON, numbers as json.Number, as web/walkthrough compares them.
-func normalise(m map[string]any) map[string]any {
-	out, _ := normaliseValue(m).(map[string]any)
+// eventFields is an event's payload as a generic object, through JSON like a script's patterns: its fields by
+// their json names, for matching a pause or a fact against it.
+func eventFields(e trace.Event) map[string]any {
+	out, _ := normaliseValue(e.Payload).(map[string]any)
 	return out
 }
 
@@ -981,14 +985,6 @@ func compact(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(data)
-}
-
-// plain is a value as text, strings without quotes.
-func plain(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return compact(v)
 }
 
 // Walkthrough is the walkthrough player: a picker, then the open step.

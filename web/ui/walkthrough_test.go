@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
@@ -148,7 +149,7 @@ func TestEveryStepHoldsInThePage(t *testing.T) {
 			// wrong rows marked.
 			if r := s.Run; len(r.Trace.Strategies) > 0 {
 				view := r.View()
-				if slices.Contains(r.Trace.Strategies, "sweep") && view != viewSweep {
+				if slices.Contains(r.Trace.Strategies, "sweep") && view != protocol.ViewSweep {
 					t.Errorf("%s step %d: joins %v drawn by the %s view", st.Name, k, r.Trace.Strategies, view)
 				}
 				if !strings.Contains(html, `id="view-`+view+`"`) {
@@ -192,8 +193,8 @@ func checkFrozen(t *testing.T, where string, s *State, v *WalkView) {
 			engine++
 		}
 	}
-	if p := v.PausedEvent(); events[k-1].Kind != p.Kind || !reflect.DeepEqual(events[k-1].Attrs, p.Attrs) {
-		t.Errorf("%s: the page's last event is %s, the step pauses at %s", where, events[k-1].Kind, p.Kind)
+	if p := v.PausedEvent(); !reflect.DeepEqual(events[k-1].Payload, p.Payload) {
+		t.Errorf("%s: the page's last event is %s, the step pauses at %s", where, events[k-1].Kind(), p.Kind())
 	}
 	if engine != len(v.Events) {
 		t.Errorf("%s: the page shows %d engine events, the step %d", where, engine, len(v.Events))
@@ -206,7 +207,7 @@ func checkFrozen(t *testing.T, where string, s *State, v *WalkView) {
 	// A page is drawn for each page fetched, or each window the time-window baseline asked for.
 	pages := 0
 	for _, e := range v.Events {
-		if e.Kind == kindPageFetched || e.Kind == kindPageRequested && e.Attrs["phase"] == "window" {
+		if r, ok := e.Payload.(joinevent.PageRequested); e.Kind() == joinevent.KindPageFetched || ok && r.Phase == "window" {
 			pages++
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/vugu/vugu"
-
+	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/web/runner/protocol"
+	"github.com/vugu/vugu"
 )
 
 // The browser compiles the page's WebAssembly lazily, each function the first time it runs. Nothing a run
@@ -34,16 +34,15 @@ func warmRun(strategy string) *State {
 	s.Receive(warmEnvelope(protocol.Message{Type: protocol.MessageStarted, ID: id, Columns: []string{"k", "v"},
 		Explain: "physical plan (after rewrites):\n  " + strategy + " join kind=inner\n", Inputs: map[string]int64{"A": 4, "B": 2}}))
 	rows := [][]string{{"1", "a"}, {"2", ""}, {"3", "c"}}
-	scan := func(source string, n int) trace.Event {
-		return trace.Event{Kind: "scan_rows", Op: "scan:" + source,
-			Attrs: map[string]any{"source": source, "rows": n, "total": n, "scan": 1, "phase": "run"}}
+	scan := func(source string, n int64) trace.Event {
+		return trace.Event{Op: "scan:" + source, Payload: trace.ScanRows{Source: source, Rows: n, Total: n, Scan: 1, Phase: "run"}}
 	}
 	s.Receive(warmEnvelope(protocol.Message{Type: protocol.MessageBatch, ID: id, Rows: protocol.PackRows(rows),
 		Events: []trace.Event{
-			{Kind: trace.StrategyChose, Attrs: map[string]any{"strategy": strategy, "reason": "warm"}},
+			{Payload: trace.StrategyChose{Strategy: strategy, Reason: "warm"}},
 			scan("B", 2), scan("A", 4),
-			{Kind: trace.MemoryHigh, Attrs: map[string]any{"bytes": 1 << 20}},
-			{Kind: trace.RowsEmitted, Op: "output", Attrs: map[string]any{"rows": 3, "total": 3}},
+			{Op: memory.OpMemory, Payload: memory.HighWater{Bytes: 1 << 20}},
+			{Op: protocol.OpOutput, Payload: trace.RowsEmitted{Rows: 3, Total: 3}},
 		}}))
 	build := func() {
 		env, err := vugu.NewBuildEnv()

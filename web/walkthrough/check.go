@@ -125,10 +125,10 @@ func findPause(events []trace.Event, p *Pause) (int, error) {
 	}
 	seen := 0
 	for i, e := range events {
-		if string(e.Kind) != p.Event {
+		if string(e.Kind()) != p.Event {
 			continue
 		}
-		attrs, err := normalise(e.Attrs)
+		attrs, err := eventFields(e)
 		if err != nil {
 			return 0, fmt.Errorf("pause: event %d: %w", i, err)
 		}
@@ -150,7 +150,7 @@ func findPause(events []trace.Event, p *Pause) (int, error) {
 func kindsHint(events []trace.Event, kind string) string {
 	counts := map[string]int{}
 	for _, e := range events {
-		counts[string(e.Kind)]++
+		counts[string(e.Kind())]++
 	}
 	if counts[kind] > 0 {
 		return ""
@@ -176,12 +176,12 @@ func checkFact(o *outcome, st *StepState, f Fact) error {
 			return errors.New("the step has no pause point")
 		}
 		e := o.events[st.Paused]
-		attrs, err := normalise(e.Attrs)
+		attrs, err := eventFields(e)
 		if err != nil {
 			return err
 		}
 		if ok, why := matches(f["paused"], attrs); !ok {
-			return fmt.Errorf("the paused %s event has %s: %s", e.Kind, compact(attrs), why)
+			return fmt.Errorf("the paused %s event has %s: %s", e.Kind(), compact(attrs), why)
 		}
 	case f["rows"] != nil:
 		n, err := intOf(f["rows"])
@@ -274,13 +274,13 @@ func checkEventFact(o *outcome, st *StepState, f Fact) error {
 	n := 0
 	var ofKind []any
 	for _, e := range events {
-		if string(e.Kind) != kind {
+		if string(e.Kind()) != kind {
 			continue
 		}
 		if op, ok := f["op"]; ok && op != e.Op {
 			continue
 		}
-		attrs, err := normalise(e.Attrs)
+		attrs, err := eventFields(e)
 		if err != nil {
 			return err
 		}
@@ -323,8 +323,12 @@ func checkHighlight(o *outcome, st *StepState, h string) error {
 		if st.Paused < 0 {
 			return errors.New("the step has no pause point")
 		}
-		if _, ok := o.events[st.Paused].Attrs[arg]; !ok {
-			return fmt.Errorf("the paused %s event has no attribute %q", o.events[st.Paused].Kind, arg)
+		fields, err := eventFields(o.events[st.Paused])
+		if err != nil {
+			return err
+		}
+		if _, ok := fields[arg]; !ok {
+			return fmt.Errorf("the paused %s event has no attribute %q", o.events[st.Paused].Kind(), arg)
 		}
 	case "query":
 		if arg == "" || !strings.Contains(o.query, arg) {
@@ -378,10 +382,10 @@ func checkHighlight(o *outcome, st *StepState, h string) error {
 			want["worker"] = json.Number(arg)
 		}
 		for _, e := range st.Events {
-			if string(e.Kind) != ev {
+			if string(e.Kind()) != ev {
 				continue
 			}
-			attrs, err := normalise(e.Attrs)
+			attrs, err := eventFields(e)
 			if err != nil {
 				return err
 			}

@@ -243,6 +243,16 @@ func normalise(v map[string]any) (map[string]any, error) {
 	return decodeObject(data)
 }
 
+// eventFields is an event's payload as a generic object, through JSON like the rows: its fields by their
+// json names, as a script's patterns name them.
+func eventFields(e trace.Event) (map[string]any, error) {
+	data, err := json.Marshal(e.Payload)
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(data)
+}
+
 func decodeObject(data []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/connector"
+	"github.com/joinlab/joinlab/engine/trace"
 	"github.com/joinlab/joinlab/sims/clock"
 	"github.com/joinlab/joinlab/sims/profile"
 )
@@ -67,7 +68,7 @@ func TestDump(t *testing.T) {
 		}
 		fmt.Printf("=== run %s (error: %v)\n%s\n", name, o.err, o.explain)
 		for i, e := range o.events {
-			fmt.Printf("  event %d %s %v %s\n", i, e.Kind, e.At, compact(e.Attrs))
+			fmt.Printf("  event %d %s %v %s\n", i, e.Kind(), e.At, compact(trace.Attrs(e.Payload)))
 		}
 		fmt.Printf("  details %s\n", compact(o.details))
 		for i, r := range o.rows {

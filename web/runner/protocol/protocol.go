@@ -1,9 +1,10 @@
 // Package protocol is the vocabulary the playground page and its engine Web Worker speak: the page posts
 // Requests, the engine posts Messages back, both as JSON strings through postMessage. It holds types only
-// and imports nothing but the trace's event type, so the UI's WebAssembly program carries none of the engine.
+// and imports nothing but the trace's event types and their registry (engine/trace/registry, whose compact
+// codec carries a batch's events), so the UI's WebAssembly program carries none of the engine.
 //
 // A run is a conversation keyed by its ID: the page sends a "run" Request, the engine answers "started" (the
-// output columns and the explain text), then any number of "batch" Messages (rows and trace events, merged
+// output columns, the explain text, and the strategy that ran with the view that draws it), then any number of "batch" Messages (rows and trace events, merged
 // so the page gets a few dozen messages a second however fast the engine goes), then exactly one of "done"
 // or "error"; a paused run's "held" may come between its batches. A run that fails before it starts (a query error) sends only the "error". A "cancel" Request
 // stops the run it names; its last Message is then an "error" with Canceled set. Order checks a run's messages
@@ -11,9 +12,12 @@
 package protocol
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/engine/trace/registry"
 )
 
 // Request types, page → engine.
@@ -176,12 +180,17 @@ type Message struct {
 	// Arbitrary is set when the query takes rows with no sort before the take: which rows it keeps is the
 	// strategy's choice, so two strategies' rows may rightly differ.
 	Arbitrary bool `json:"arbitrary,omitempty"`
+	// Strategies are the join strategies the plan runs, one per join, outermost first; View names the view
+	// that draws the run (one of the View constants) and Strategy the join it draws, of those.
+	Strategies []string `json:"strategies,omitempty"`
+	Strategy   string   `json:"strategy,omitempty"`
+	View       string   `json:"view,omitempty"`
 
 	// Batch: rows as display text ("" for null) packed by PackRows, and the trace events since the last batch.
 	// Rows travel beside the message's JSON, not in it (see Post): decoding them from a JSON string cost the
 	// page's WebAssembly 45 ms per 5,000 rows, and splitting the plain string a small part of that.
-	Rows   string        `json:"-"`
-	Events []trace.Event `json:"events,omitempty"`
+	Rows   string `json:"-"`
+	Events Events `json:"events,omitempty"`
 	// Dropped counts trace events the engine did not send, to keep a message small (it sends the first
 	// eventsPerRun of a run in full, then only the kinds that stay rare).
 	Dropped int64 `json:"dropped,omitempty"`
@@ -347,3 +356,79 @@ func SplitRow(row string, columns int) []string {
 	}
 	return strings.SplitN(row, cellSep, columns)
 }
+
+// The views that draw a run, as a started message names them: one per family of strategies, and the generic
+// tally of a trace for a query whose joins have no drawing.
+const (
+	ViewHash    = "hash"
+	ViewGrace   = "grace"
+	ViewSalted  = "salted"
+	ViewSweep   = "sweep"
+	ViewPaged   = "paged"
+	ViewGeneric = "generic"
+)
+
+// ViewOf names the view that draws a strategy, by the name the planner registers it under (engine/plan);
+// TestEveryStrategyHasAView (web/runner) holds the catalogue to it. The engine's worker names the view of each
+// run in its started message with it; the page asks it only of the strategy a run was asked for, before that
+// message comes.
+func ViewOf(strategy string) string {
+	switch strategy {
+	case "hash", "nestedloop":
+		return ViewHash
+	case "grace":
+		return ViewGrace
+	case "salted", "salted_naive_wrong", "broadcast", "shuffle":
+		return ViewSalted
+	case "sweep":
+		return ViewSweep
+	case "paged", "fetchall", "timewindow", "distinctkeys", "keyset-lt", "keyset-le":
+		return ViewPaged
+	}
+	return ViewGeneric
+}
+
+// OpOutput is the Op of the runner's trace.RowsEmitted events: the rows delivered to the page (a join's own
+// rows_emitted carry the join's Op).
+const OpOutput = "output"
+
+// Events are a batch's trace events. In a message's JSON they are an array of events in the registry's compact
+// form (registry.AppendCompact): no attribute names travel, and the page decodes each event into its Go type.
+type Events []trace.Event
+
+// MarshalJSON writes the events in the compact form.
+func (es Events) MarshalJSON() ([]byte, error) {
+	out := []byte{'['}
+	for i, e := range es {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = registry.AppendCompact(out, e); err != nil {
+			return nil, fmt.Errorf("protocol: event %d: %w", i, err)
+		}
+	}
+	return append(out, ']'), nil
+}
+
+// UnmarshalJSON reads events in the compact form. (The page decodes a message's events a piece at a time
+// instead, with DecodeEvent, to keep each stretch of its only thread short.)
+func (es *Events) UnmarshalJSON(b []byte) error {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(b, &raws); err != nil {
+		return err
+	}
+	out := make(Events, 0, len(raws))
+	for i, raw := range raws {
+		e, err := DecodeEvent(raw)
+		if err != nil {
+			return fmt.Errorf("protocol: event %d: %w", i, err)
+		}
+		out = append(out, e)
+	}
+	*es = out
+	return nil
+}
+
+// DecodeEvent reads one event of a message's Events.
+func DecodeEvent(raw []byte) (trace.Event, error) { return registry.DecodeCompact(raw) }
