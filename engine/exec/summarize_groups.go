@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
-	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
@@ -26,15 +25,15 @@ type groupTable struct {
 	created  []int32 // rows of the last assign that made a group, in order
 }
 
-// newGroupTable makes the table for keys, charging each group stateBytes for its aggregates' states on top of
+// newGroupTable makes the table for keys of the given types, charging each group stateBytes for its aggregates' states on top of
 // its key, its first row's number and, for a map key, the map's entry (an int key's slots are charged as the
 // table doubles).
-func newGroupTable(keys []expr.Expr, stateBytes int64, budget *memory.Budget) *groupTable {
+func newGroupTable(types []column.Type, stateBytes int64, budget *memory.Budget) *groupTable {
 	t := &groupTable{budget: budget, perGroup: stateBytes + 8, nullID: -1}
-	for _, k := range keys {
-		t.keyCols = append(t.keyCols, column.NewVector(k.Type(), 0))
+	for _, typ := range types {
+		t.keyCols = append(t.keyCols, column.NewVector(typ, 0))
 	}
-	if len(keys) == 1 && isIntKey(keys[0].Type()) {
+	if len(types) == 1 && isIntKey(types[0]) {
 		t.ints = &intGroups{}
 	} else {
 		t.strs = map[string]int32{}
@@ -199,3 +198,28 @@ func (h *intGroups) doubled() *intGroups {
 	}
 	return next
 }
+
+// Groups numbers the groups of rows that an operator folds itself (the join aggregate), with the summarize's
+// table: groups 0, 1, 2… in order of first appearance, each key's values kept, every group grown on the budget.
+type Groups struct{ t *groupTable }
+
+// NewGroups makes the groups of keys of the given types, charging each group stateBytes for its states.
+func NewGroups(types []column.Type, stateBytes int64, budget *memory.Budget) *Groups {
+	return &Groups{t: newGroupTable(types, stateBytes, budget)}
+}
+
+// Assign sets gids[r] to the group of each of the n rows with key values kv, making groups for new keys; a
+// refusal of the budget is the error.
+func (g *Groups) Assign(kv []*column.Vector, n int, gids []int32) ([]int32, error) {
+	gids, _, err := g.t.assign(kv, n, gids)
+	return gids, err
+}
+
+// Len is the number of groups.
+func (g *Groups) Len() int { return g.t.n }
+
+// Keys are the groups' key values, a column per key, row g for group g.
+func (g *Groups) Keys() []*column.Vector { return g.t.keyCols }
+
+// Release gives the table's memory back to the budget.
+func (g *Groups) Release() { g.t.release() }
