@@ -249,25 +249,36 @@ func (h *Hash) roots() []int32 {
 	return roots
 }
 
-// summarise adds row r of fold-side batch b to the summary of key head.
-func (a *GroupAggregate) summarise(b *column.Batch, r int, head int32) {
-	s := a.sums[int(head)*a.stride:][:a.stride]
-	s[0]++
+// summarise adds rows[j] of fold-side batch b to the summary of key heads[j], for every j: first each row's
+// count (and, with first >= 0, the first of the key's rows, first+row), in one loop whose cache misses on the
+// summaries overlap, then each aggregate's words, which the first loop brought into the cache.
+func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, first int64) {
+	stride := a.stride
+	for j, head := range heads {
+		s := a.sums[int(head)*stride:][:stride]
+		if first >= 0 && s[0] == 0 {
+			s[1] = first + int64(rows[j])
+		}
+		s[0]++
+	}
 	for _, k := range a.fold {
 		t := &a.aggs[k]
 		v := b.Cols[t.col]
-		if v.IsNull(r) {
-			continue
+		for j, head := range heads {
+			r := int(rows[j])
+			if v.IsNull(r) {
+				continue
+			}
+			x := v.Ints[r]
+			w := a.sums[int(head)*stride+t.word:][:2]
+			switch {
+			case t.fn == "sum":
+				w[1] += x
+			case w[0] == 0, t.fn == "min" && x < w[1], t.fn == "max" && x > w[1]:
+				w[1] = x
+			}
+			w[0]++
 		}
-		x := v.Ints[r]
-		w := s[t.word : t.word+2]
-		switch {
-		case t.fn == "sum":
-			w[1] += x
-		case w[0] == 0, t.fn == "min" && x < w[1], t.fn == "max" && x > w[1]:
-			w[1] = x
-		}
-		w[0]++
 	}
 }
 
@@ -276,10 +287,14 @@ func (a *GroupAggregate) summarise(b *column.Batch, r int, head int32) {
 func (a *GroupAggregate) groupOnProbe(ctx context.Context) error {
 	h := a.h
 	bt := h.table.Batch()
-	for r, head := range a.roots {
-		if head >= 0 {
-			a.summarise(bt, r, head)
+	for lo := 0; lo < h.table.N; lo += foldChunkRows {
+		a.sel, a.heads = a.sel[:0], a.heads[:0]
+		for r := lo; r < min(lo+foldChunkRows, h.table.N); r++ {
+			if head := a.roots[r]; head >= 0 {
+				a.sel, a.heads = append(a.sel, int32(r)), append(a.heads, head)
+			}
 		}
+		a.summarise(bt, a.sel, a.heads, -1)
 	}
 	var matched []bool
 	if h.bs.unmatched {
@@ -345,20 +360,18 @@ func (a *GroupAggregate) groupOnBuild(ctx context.Context) error {
 		if !ok {
 			break
 		}
+		a.sel, a.heads = a.sel[:0], a.heads[:0]
 		for i, hd := range h.heads {
 			switch {
 			case hd >= 0:
-				head := hd &^ chainMore
-				if s := a.sums[int(head)*a.stride:]; s[0] == 0 {
-					s[1] = p + int64(i)
-				}
-				a.summarise(h.pb, i, head)
+				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, hd&^chainMore)
 			case hd == noMatch && h.ps.unmatched:
 				if err := a.foldEnd(h.pb, i, outputPos(p+int64(i), -1)); err != nil {
 					return err
 				}
 			}
 		}
+		a.summarise(h.pb, a.sel, a.heads, p)
 		p += int64(h.pb.N)
 	}
 	bt := h.table.Batch()
