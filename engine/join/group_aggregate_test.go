@@ -1,7 +1,9 @@
 package join
 
 import (
+	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/spill"
+	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // groupChoices are the group keys a GroupAggregate test groups by, as output column names: one side's payload
@@ -63,18 +67,20 @@ func TestGroupAggregateMatchesSummarize(t *testing.T) {
 					want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0)),
 						schema, ke, ea, memory.NewBudget(0)))
 					for _, radix := range []uint{0, 2} {
-						a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga, schema)
+						a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
 						if err != nil {
 							t.Fatal(err)
 						}
 						a.h.radixBits, a.h.radixWindow, a.h.radixMinWindow = radix, 64, 1
-						got := orderedRows(t, a)
+						op, _ := a.Combine(schema, memory.NewBudget(0))
+						got := orderedRows(t, op)
 						if !slices.Equal(got, want) {
 							t.Fatalf("by %v batch=%d buildLeft=%v radix=%d:\ngot  %v\nwant %v", names, size, buildLeft, radix, head(got), head(want))
 						}
 						if size == 7 && radix == 0 {
-							a, _ := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga, schema)
-							if got, _ := rowsOf(t, a); !slices.Equal(got, multiset) {
+							a, _ := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
+							op, _ := a.Combine(schema, memory.NewBudget(0))
+							if got, _ := rowsOf(t, op); !slices.Equal(got, multiset) {
 								t.Fatalf("by %v buildLeft=%v: %v, summarize over the oracle %v", names, buildLeft, head(got), head(multiset))
 							}
 						}
@@ -114,11 +120,12 @@ func TestGroupAggregateWraps(t *testing.T) {
 			for _, buildLeft := range []bool{false, true} {
 				want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0)),
 					schema, ke, ea, memory.NewBudget(0)))
-				a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0), keys, ga, schema)
+				a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0), keys, ga)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := orderedRows(t, a); !slices.Equal(got, want) {
+				op, _ := a.Combine(schema, memory.NewBudget(0))
+				if got := orderedRows(t, op); !slices.Equal(got, want) {
 					t.Fatalf("%s by %s buildLeft=%v:\ngot  %v\nwant %v", kind, by, buildLeft, got, want)
 				}
 			}
@@ -131,7 +138,6 @@ func TestGroupAggregateRefuses(t *testing.T) {
 	s := column.Schema{{Name: "k", Type: column.Long}, {Name: "v", Type: column.Long}, {Name: "x", Type: column.Real}}
 	inner, _ := NewSpec(Inner, s, s, []int{0}, []int{0})
 	semi, _ := NewSpec(LeftSemi, s, s, []int{0}, []int{0})
-	out := column.Schema{{Name: "g", Type: column.Long}, {Name: "a", Type: column.Long}}
 	for name, c := range map[string]struct {
 		spec *Spec
 		keys []int
@@ -142,12 +148,63 @@ func TestGroupAggregateRefuses(t *testing.T) {
 		"real sum":           {inner, []int{1}, GroupAgg{Func: "sum", Col: 2}},
 		"avg":                {inner, []int{1}, GroupAgg{Func: "avg", Col: 1}},
 	} {
-		schema := out
-		if len(c.keys) == 2 {
-			schema = append(column.Schema{out[0]}, out...)
-		}
-		if _, err := NewGroupAggregate(c.spec, nil, nil, false, memory.NewBudget(0), c.keys, []GroupAgg{c.agg}, schema); err == nil {
+		if _, err := NewGroupAggregate(c.spec, nil, nil, false, memory.NewBudget(0), c.keys, []GroupAgg{c.agg}); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestGroupAggregateSpills checks that groups outgrowing the budget spill in the summarize that combines the
+// share rows, and that the answer and its order are the in-memory one's: many groups, on either side.
+func TestGroupAggregateSpills(t *testing.T) {
+	seed := uint64(77)
+	r := rand.New(rand.NewPCG(seed, seed))
+	small := genTable(r, shape{name: "small", rows: 300, domain: 200, keyType: column.Long, nullRate: 0.1}, "L")
+	large := genTable(r, shape{name: "large", rows: 6000, domain: 200, keyType: column.Long, nullRate: 0.1}, "R")
+	space := spill.NewSpace(spill.Memory)
+	defer space.Close()
+	ctx := spill.WithSpace(context.Background(), space)
+	for _, kind := range []Kind{Inner, FullOuter} {
+		for _, buildLeft := range []bool{false, true} {
+			// The build side is the small one: large ⋈ small builds right, small ⋈ large left.
+			lt, rt := large, small
+			if buildLeft {
+				lt, rt = small, large
+			}
+			spec, err := NewSpec(kind, lt.Schema, rt.Schema, []int{0}, []int{0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, by := range []string{"id", "id1"} {
+				keys := []int{spec.Schema.Index(by)}
+				ga, _, _, schema := groupAggsOf(spec, keys)
+				run := func(budget int64) ([]string, int64) {
+					a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 100}, &tableOp{t: rt, size: 100}, buildLeft, memory.NewBudget(budget), keys, ga)
+					if err != nil {
+						t.Fatal(err)
+					}
+					op, s := a.Combine(schema, a.h.budget)
+					d := &trace.Details{}
+					s.ReportTo(d)
+					tab, err := exec.Materialize(ctx, op)
+					if err != nil {
+						t.Fatalf("%s by %s buildLeft=%v budget %d (seed %d): %v", kind, by, buildLeft, budget, seed, err)
+					}
+					var rows []string
+					for i := 0; i < tab.N; i++ {
+						rows = append(rows, fmt.Sprint(tab.Cols[0].Value(i), tab.Cols[1].Value(i), tab.Cols[2].Value(i), tab.Cols[5].Value(i)))
+					}
+					return rows, d.Int("summarize_spills")
+				}
+				want, _ := run(0)
+				got, spills := run(256 << 10)
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s by %s buildLeft=%v (seed %d): spilled answer differs: %v, in memory %v", kind, by, buildLeft, seed, head(got), head(want))
+				}
+				if spills == 0 && len(want) > 1000 {
+					t.Errorf("%s by %s buildLeft=%v: %d groups did not spill", kind, by, buildLeft, len(want))
+				}
+			}
 		}
 	}
 }

@@ -20,9 +20,10 @@ import (
 // a sum of nothing null, integer sums wrapping, real sums in output order). Any other shape is left as it is.
 //
 // A summarize with a by clause whose keys are plain columns of one side of the join, and whose aggregates are
-// count() and sum, min and max of plain int64-stored columns of either side, becomes a joinGroupAggNode
-// (join.GroupAggregate): the other side is summarised per join key and each row of the keys' side folded into
-// its group, again without forming a pair, and with the summarize's groups in the summarize's order.
+// count() and sum, min and max of plain int64-stored columns of either side, becomes a joinGroupAggNode: the
+// join emits, without forming a pair, one share row per row of the keys' side (join.GroupAggregate: the other
+// side summarised per join key), and a summarize combines the shares per group — with its own group table,
+// budget and spill — into the same groups, in the same order, as the summarize over the join's output.
 func aggregateJoins(root Node) Node {
 	return transform(root, func(n Node) Node {
 		s, ok := n.(*summarizeNode)
@@ -185,10 +186,12 @@ func (n *joinGroupAggNode) physical() string {
 }
 func (n *joinGroupAggNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	jp := n.join.jp
-	op, err := join.NewGroupAggregate(jp.Spec, c[0], c[1], jp.BuildLeft, env.Budget, n.keys, n.gaggs, n.schema)
+	ga, err := join.NewGroupAggregate(jp.Spec, c[0], c[1], jp.BuildLeft, env.Budget, n.keys, n.gaggs)
 	if err != nil {
 		return nil, err
 	}
-	n.ran = op
+	n.ran = ga
+	op, s := ga.Combine(n.schema, env.Budget)
+	s.ReportTo(env.Details)
 	return op, nil
 }
