@@ -141,21 +141,18 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 		t := groupTarget{fn: g.Func, typ: column.Long}
 		switch g.Func {
 		case "count":
-		case "sum", "min", "max":
+		case "sum", "min", "max", "dcount":
 			if g.Col < 0 || g.Col >= len(spec.Schema) {
 				return nil, fmt.Errorf("group aggregate: %s of column %d, the join has %d", g.Func, g.Col, len(spec.Schema))
-			}
-			switch t.typ = spec.Schema[g.Col].Type; {
-			case t.typ == column.Long || t.typ == column.Timespan:
-			case t.typ == column.DateTime && g.Func != "sum":
-			default:
-				return nil, fmt.Errorf("group aggregate: %s over %s column %s", g.Func, t.typ, spec.Schema[g.Col].Name)
 			}
 			onLeft, c := outputSource(spec, g.Col)
 			if c < 0 {
 				return nil, fmt.Errorf("group aggregate: output column %d comes from neither side", g.Col)
 			}
-			t.col, t.onSide = c, a.onBuild == (onLeft == buildLeft)
+			t.col, t.onSide, t.typ = c, a.onBuild == (onLeft == buildLeft), spec.Schema[g.Col].Type
+			if !GroupAggFolds(g.Func, t.typ, t.onSide) {
+				return nil, fmt.Errorf("group aggregate: %s over %s column %s of the %s side", g.Func, t.typ, spec.Schema[g.Col].Name, map[bool]string{true: "group", false: "other"}[t.onSide])
+			}
 			if !t.onSide {
 				t.word = a.stride
 				a.stride += 2
@@ -174,6 +171,25 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 }
 
 var _ exec.Operator = (*GroupAggregate)(nil)
+
+// GroupAggFolds reports whether aggregate fn over a column of type typ can be folded, the column being on the
+// group keys' side (onSide) or on the other. Over the other side a key's rows are summarised as int64 words,
+// so only count, sum (long, timespan), min and max (long, datetime, timespan) fold. A group-side row's share
+// is its own value, so min, max and dcount of a string also fold there: a min or max does not depend on
+// multiplicity, nor a distinct count. Reals never fold: a real sum depends on its order, and a real min or
+// max keeps the first of equal values (-0 and 0), which the order of the shares need not preserve.
+func GroupAggFolds(fn string, typ column.Type, onSide bool) bool {
+	ints := typ == column.Long || typ == column.Timespan || typ == column.DateTime
+	switch fn {
+	case "sum":
+		return typ == column.Long || typ == column.Timespan
+	case "min", "max":
+		return ints || onSide && typ == column.String
+	case "dcount":
+		return onSide && (ints || typ == column.String)
+	}
+	return false
+}
 
 // Schema is the share rows': the group keys, one share per aggregate, then the order column if any.
 func (a *GroupAggregate) Schema() column.Schema { return a.schema }
@@ -457,6 +473,8 @@ func (a *GroupAggregate) shareRows(b *column.Batch) *column.Batch {
 		case t.fn == "count":
 			out.Ints = append(out.Ints, a.mult...)
 			out.SetLen(n)
+		case t.onSide && t.fn != "sum":
+			out = b.Cols[t.col].Gather(a.sel) // a min, max or distinct count takes the value once
 		case t.onSide:
 			v := b.Cols[t.col]
 			for j, r := range a.sel {
@@ -533,7 +551,7 @@ func (a *GroupAggregate) withOrder(cols []*column.Vector, n int) *column.Batch {
 
 // Combine returns the operator computing the grouped aggregates from a's share rows, with result schema
 // schema (the keys, then one column per aggregate): a Summarize by the keys taking the sum of the counts, the
-// sum of the sums, the min of the mins and the max of the maxes — and, grouping on the build side, the least
+// sum of the sums, the min of the mins, the max of the maxes and the distinct count of the values — and, grouping on the build side, the least
 // order column, by which a sort then puts the groups in the order of their first output rows, and which a
 // projection drops. The summarize is returned too, for its spill figures.
 func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) (exec.Operator, *exec.Summarize) {

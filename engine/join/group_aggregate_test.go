@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -32,14 +33,30 @@ func groupAggsOf(spec *Spec, keys []int) ([]GroupAgg, []exec.Agg, []expr.Expr, c
 		schema = append(schema, f)
 	}
 	schema = append(schema, column.Field{Name: "n", Type: column.Long})
-	for _, name := range []string{"v", "v1"} {
+	add := func(fn, name string) {
 		o := spec.Schema.Index(name)
+		typ := column.Long
+		if fn != "dcount" {
+			typ = spec.Schema[o].Type
+		}
+		ga = append(ga, GroupAgg{Func: fn, Col: o})
+		ea = append(ea, exec.Agg{Func: fn, Arg: &expr.ColumnRef{Index: o, T: spec.Schema[o].Type}, Type: typ})
+		schema = append(schema, column.Field{Name: fn + "_" + name, Type: typ})
+	}
+	for _, name := range []string{"v", "v1"} {
 		for _, fn := range []string{"sum", "min", "max"} {
-			ga = append(ga, GroupAgg{Func: fn, Col: o})
-			ea = append(ea, exec.Agg{Func: fn, Arg: &expr.ColumnRef{Index: o, T: column.Long}, Type: column.Long})
-			schema = append(schema, column.Field{Name: fn + "_" + name, Type: column.Long})
+			add(fn, name)
 		}
 	}
+	// On the group keys' side, strings' extremes and distinct counts fold too.
+	suffix := ""
+	if strings.HasSuffix(spec.Schema[keys[0]].Name, "1") {
+		suffix = "1"
+	}
+	for _, fn := range []string{"min", "max", "dcount"} {
+		add(fn, "id"+suffix)
+	}
+	add("dcount", "v"+suffix)
 	return ga, ea, ke, schema
 }
 
@@ -147,6 +164,8 @@ func TestGroupAggregateRefuses(t *testing.T) {
 		"semi":               {semi, []int{1}, GroupAgg{Func: "count"}},
 		"real sum":           {inner, []int{1}, GroupAgg{Func: "sum", Col: 2}},
 		"avg":                {inner, []int{1}, GroupAgg{Func: "avg", Col: 1}},
+		"dcount other side":  {inner, []int{1}, GroupAgg{Func: "dcount", Col: 4}},
+		"real min":           {inner, []int{1}, GroupAgg{Func: "min", Col: 2}},
 	} {
 		if _, err := NewGroupAggregate(c.spec, nil, nil, false, memory.NewBudget(0), c.keys, []GroupAgg{c.agg}); err == nil {
 			t.Errorf("%s: accepted", name)

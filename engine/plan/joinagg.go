@@ -48,8 +48,8 @@ func aggregateJoins(root Node) Node {
 }
 
 // groupAggs translates a grouped summarize over join jp into the join's group keys and aggregates: keys must be
-// columns of one side, aggregates count(), or sum (long, timespan), min or max (long, datetime, timespan) of a
-// column read as is. The kind must emit pairs (not semi or anti). It reports false for anything else.
+// columns of one side, aggregates count(), or those of a column read as is that join.GroupAggFolds allows.
+// The kind must emit pairs (not semi or anti). It reports false for anything else.
 func groupAggs(keys []expr.Expr, aggs []exec.Agg, jp *JoinPlan) ([]int, []join.GroupAgg, bool) {
 	spec := jp.Spec
 	switch spec.Kind {
@@ -83,13 +83,10 @@ func groupAggs(keys []expr.Expr, aggs []exec.Agg, jp *JoinPlan) ([]int, []join.G
 			continue
 		}
 		ref, ok := a.Arg.(*expr.ColumnRef)
-		if !ok || ref.Index >= len(spec.Schema) || ref.T != spec.Schema[ref.Index].Type || a.Type != ref.T {
+		if !ok || ref.Index >= len(spec.Schema) || ref.T != spec.Schema[ref.Index].Type {
 			return nil, nil, false
 		}
-		switch {
-		case a.Func == "sum" && (ref.T == column.Long || ref.T == column.Timespan):
-		case (a.Func == "min" || a.Func == "max") && (ref.T == column.Long || ref.T == column.Timespan || ref.T == column.DateTime):
-		default:
+		if a.Func != "dcount" && a.Type != ref.T || !join.GroupAggFolds(a.Func, ref.T, side(ref.Index) == side(out[0])) {
 			return nil, nil, false
 		}
 		gaggs = append(gaggs, join.GroupAgg{Func: a.Func, Col: ref.Index})

@@ -91,7 +91,11 @@ func TestAggregateJoinsByMatchesSummarize(t *testing.T) {
 			for _, sides := range [][2]string{{"A", "B"}, {"B", "A"}} {
 				for _, by := range []string{"k", "v", "id", "k, v", "k1", "v1", "id1", "id1, v1"} {
 					q := func(strategy string) string {
-						return fmt.Sprintf("@%s | join kind=%s hint.strategy=%s (@%s) on k | summarize %s by %s", sides[0], kind, strategy, sides[1], aggs, by)
+						own := ", ds = dcount(id), ms = max(id), dv = dcount(v)" // the group side's own strings and values
+						if strings.Contains(by, "1") {
+							own = ", ds = dcount(id1), ms = min(id1), dv = dcount(v1)"
+						}
+						return fmt.Sprintf("@%s | join kind=%s hint.strategy=%s (@%s) on k | summarize %s%s by %s", sides[0], kind, strategy, sides[1], aggs, own, by)
 					}
 					t.Run(fmt.Sprintf("seed=%d/%s/%s-%s/by %s", seed, kind, sides[0], sides[1], by), func(t *testing.T) {
 						got := buildPlan(t, q("hash"), srcs)
@@ -150,6 +154,8 @@ func TestAggregateJoinsLeavesOtherShapes(t *testing.T) {
 		"@A | join hint.strategy=hash (@B) on k | summarize n = count() by k, k1",
 		"@A | join hint.strategy=hash (@B) on k | summarize s = sum(x) by id",
 		"@A | join hint.strategy=hash (@B) on k | summarize a = avg(v) by id",
+		"@A | join hint.strategy=hash (@B) on k | summarize d = dcount(id1) by id",
+		"@A | join hint.strategy=hash (@B) on k | summarize m = min(x) by id",
 		"@A | join kind=leftsemi hint.strategy=hash (@B) on k | summarize n = count() by id",
 		"@A | join hint.strategy=hash (@B) on k | summarize a = avg(v)",
 		"@A | join hint.strategy=hash (@B) on k | summarize s = sum(v + 1)",
