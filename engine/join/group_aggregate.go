@@ -38,22 +38,26 @@ type GroupAgg struct {
 //	probe    group keys on the probe side: the build side summarised per key first; per probe batch, the heads
 //	         (partitioned lookups for a large table, hash_radix.go), and a share row per probe row that yields
 //	         output. Group keys on the build side: per probe batch, the heads, and each matched probe row added
-//	         to its key's summary (with the first probe row that found the key)
+//	         to its key's summary; a key found for the first time is listed (firsts)
 //	end      group keys on the probe side: the build rows no probe row found (outer kinds), each alone, as
-//	         share rows of the null group. On the build side: a share row per build row that yields output
+//	         share rows of the null group. On the build side: a share row per build row of each listed key,
+//	         key after key, then (outer kinds) one per build row no probe row found
 //
-// A preserved fold-side row with no match is an output row alone, its group keys null: it is emitted as a
-// share row of the null group when it is met. innerunique keeps its first rows as the hash join does: a
-// unique build keeps a key's first build row in its table, and probing with the left side a probe row whose
-// key an earlier probe row had is dropped (lookupBatch).
+// A preserved fold-side row with no match is an output row alone, its group keys null. innerunique keeps its
+// first rows as the hash join does: a unique build keeps a key's first build row in its table, and probing
+// with the left side a probe row whose key an earlier probe row had is dropped (lookupBatch).
 //
-// Order: with the group keys on the probe side the share rows come in the hash join's output order, so the
-// summarize's groups come out in the order they would over the join. On the build side they come in build
-// order, so each carries, in a last column (OrderColumn), the position of its first output row in the hash
-// join's output (outputPos), whose least per group the plan sorts the groups by.
+// Order: the share rows come in the order of the hash join's output rows they stand for, so the summarize's
+// groups come out in the order they would over the join. With the group keys on the probe side that is probe
+// order. On the build side, the join's output lists a key's build rows (in build order) at the first probe row
+// that finds the key: so the keys are walked in the order of their first probe rows (firsts), each key's chain
+// in build order; the preserved probe rows with no match, all of the null group, are summarised together and
+// their one share row goes in where the first of them was met (nullAt); the preserved build rows no probe row
+// found come last, in build order, as the join emits them.
 //
 // Memory: the hash join's build side and table; per build row its root (4 bytes) and a key summary of stride
-// words (8 bytes each), grown on the budget, which fails the join past it as the hash join fails; one batch of
+// words (8 bytes each) and a listed key (4 bytes), grown on the budget, which fails the join past it as the
+// hash join fails; one batch of
 // share rows at a time. Cost: one pass over each side, one lookup per probe row, one summary update per
 // matched fold-side row, one share row per group-side row that yields output — against one output row per
 // pair, each gathered, for the join and summarize.
@@ -75,15 +79,22 @@ type GroupAggregate struct {
 	// key, then two words per fold-side aggregate (non-null values, then their sum or extreme).
 	sums    []int64
 	matched []bool // per chain head, found by a probe row (probe-side groups, build side preserved)
-	p       int64  // probe rows read
-	end     int    // the next build row of the end phase
+	end     int    // the next build row of the end phase's rows in build order
 
-	// The rows of the batch being turned into share rows: row, output rows, key's head (-1: alone), position
-	// of the first output row.
-	sel    []int32
-	mult   []int64
-	heads  []int32
-	places []int64
+	// Build-side groups: firsts lists the keys' heads in the order of their first probe rows, next the first
+	// not yet walked and row the next row of the chain being walked (-1: none). The sums past the build rows'
+	// (at nullSum) summarise the preserved probe rows with no match, whose share row goes before firsts[nullAt]
+	// (-1: no such row).
+	firsts   []int32
+	next     int
+	row      int32
+	nullAt   int
+	nullDone bool
+
+	// The rows of the batch being turned into share rows: row, output rows, key's head (-1: alone).
+	sel   []int32
+	mult  []int64
+	heads []int32
 }
 
 type groupState int
@@ -120,7 +131,7 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 	if h.ps.semi || h.ps.anti || h.bs.semi || h.bs.anti {
 		return nil, fmt.Errorf("group aggregate: kind=%s emits no pairs", spec.Kind)
 	}
-	a := &GroupAggregate{h: h, stride: 1}
+	a := &GroupAggregate{h: h, stride: 1, row: -1, nullAt: -1}
 	for i, o := range keys {
 		onLeft, c := outputSource(spec, o)
 		if c < 0 {
@@ -133,9 +144,6 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 		}
 		a.gkeys, a.types = append(a.gkeys, c), append(a.types, spec.Schema[o].Type)
 		a.schema = append(a.schema, spec.Schema[o])
-	}
-	if a.onBuild {
-		a.stride = 2
 	}
 	for i, g := range aggs {
 		t := groupTarget{fn: g.Func, typ: column.Long}
@@ -164,9 +172,6 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 		a.aggs = append(a.aggs, t)
 		a.schema = append(a.schema, column.Field{Name: fmt.Sprintf("share%d", i), Type: t.typ})
 	}
-	if a.onBuild {
-		a.schema = append(a.schema, column.Field{Name: "first_output_row", Type: column.Long})
-	}
 	return a, nil
 }
 
@@ -191,17 +196,8 @@ func GroupAggFolds(fn string, typ column.Type, onSide bool) bool {
 	return false
 }
 
-// Schema is the share rows': the group keys, one share per aggregate, then the order column if any.
+// Schema is the share rows': the group keys, then one share per aggregate.
 func (a *GroupAggregate) Schema() column.Schema { return a.schema }
-
-// OrderColumn is the column of the share rows holding the position of their first output row, when the
-// groups must be put in order by it (group keys on the build side); else -1.
-func (a *GroupAggregate) OrderColumn() int {
-	if a.onBuild {
-		return len(a.schema) - 1
-	}
-	return -1
-}
 
 // Explain says which side the groups are on, for the plan's explain.
 func (a *GroupAggregate) Explain() string {
@@ -235,7 +231,7 @@ func (a *GroupAggregate) Next(ctx context.Context) (*column.Batch, error) {
 			if b := a.endRows(); b != nil {
 				return b, nil
 			}
-			if a.end >= a.h.table.N {
+			if a.end >= a.h.table.N && (!a.onBuild || a.next >= len(a.firsts) && a.row < 0) {
 				a.release()
 				a.state = groupDone
 			}
@@ -253,10 +249,6 @@ func (a *GroupAggregate) release() {
 	a.sums, a.roots, a.matched, a.h.table = nil, nil, nil, nil
 }
 
-// outputPos places an output row in the hash join's output: probe row p's rows at p (its matches in build
-// order after it, by build row r), the build side's end rows after every probe row, in build order.
-func outputPos(p int64, r int32) int64 { return p<<32 | int64(r+1) }
-
 // build reads and indexes the build side and makes the key summaries (of the build side, for probe-side
 // groups).
 func (a *GroupAggregate) build(ctx context.Context) error {
@@ -268,7 +260,7 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 		h.seenInts, h.seenStrs = map[int64]struct{}{}, map[string]struct{}{}
 	}
 	n := h.table.N
-	need := int64(n)*4 + int64(n)*int64(a.stride)*8
+	need := int64(n)*4 + int64(n+1)*int64(a.stride)*8
 	if h.bs.unmatched && !a.onBuild {
 		need += int64(n)
 	}
@@ -277,7 +269,7 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 	}
 	a.held += need
 	a.roots = h.roots()
-	a.sums = make([]int64, n*a.stride)
+	a.sums = make([]int64, (n+1)*a.stride)
 	if a.onBuild {
 		return nil
 	}
@@ -292,7 +284,7 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 				a.sel, a.heads = append(a.sel, int32(r)), append(a.heads, head)
 			}
 		}
-		a.summarise(bt, a.sel, a.heads, -1)
+		a.summarise(bt, a.sel, a.heads, true)
 	}
 	return nil
 }
@@ -323,16 +315,14 @@ func (h *Hash) roots() []int32 {
 }
 
 // summarise adds rows[j] of fold-side batch b to the summary of key heads[j], for every j: first each row's
-// count (and, with first >= 0, the first of the key's rows, first+row), in one loop whose cache misses on the
-// summaries overlap, then each aggregate's words, which the first loop brought into the cache.
-func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, first int64) {
+// count when count is set (the caller may have counted them), in one loop whose cache misses on the summaries
+// overlap, then each aggregate's words, which the first loop brought into the cache.
+func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, count bool) {
 	stride := a.stride
-	for j, head := range heads {
-		s := a.sums[int(head)*stride:][:stride]
-		if first >= 0 && s[0] == 0 {
-			s[1] = first + int64(rows[j])
+	for _, head := range heads {
+		if count {
+			a.sums[int(head)*stride]++
 		}
-		s[0]++
 	}
 	for _, k := range a.fold {
 		t := &a.aggs[k]
@@ -369,28 +359,28 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		a.state = groupEnd
 		return nil, nil
 	}
-	p := a.p
-	a.p += int64(h.pb.N)
 	a.clear()
 	if a.onBuild {
-		var alone []int32
+		nullSum := int32(h.table.N)
 		for i, hd := range h.heads {
 			switch {
 			case hd >= 0:
-				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, hd&^chainMore)
+				head := hd &^ chainMore
+				if s := a.sums[int(head)*a.stride:]; s[0] == 0 {
+					a.firsts = append(a.firsts, head)
+				}
+				a.sums[int(head)*a.stride]++
+				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, head)
 			case hd == noMatch && h.ps.unmatched:
-				alone = append(alone, int32(i))
+				if a.nullAt < 0 {
+					a.nullAt = len(a.firsts)
+				}
+				a.sums[int(nullSum)*a.stride]++
+				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, nullSum)
 			}
 		}
-		a.summarise(h.pb, a.sel, a.heads, p)
-		if len(alone) == 0 {
-			return nil, nil
-		}
-		a.clear()
-		for _, i := range alone {
-			a.take(i, 1, -1, outputPos(p+int64(i), -1))
-		}
-		return a.aloneRows(h.pb), nil
+		a.summarise(h.pb, a.sel, a.heads, false)
+		return nil, nil
 	}
 	for i, hd := range h.heads {
 		switch {
@@ -399,9 +389,9 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 			if a.matched != nil {
 				a.matched[head] = true
 			}
-			a.take(int32(i), a.sums[int(head)*a.stride], head, 0)
+			a.take(int32(i), a.sums[int(head)*a.stride], head)
 		case hd == noMatch && h.ps.unmatched:
-			a.take(int32(i), 1, -1, 0)
+			a.take(int32(i), 1, -1)
 		}
 	}
 	if len(a.sel) == 0 {
@@ -410,11 +400,15 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 	return a.shareRows(h.pb), nil
 }
 
-// endRows returns the next chunk of the end phase's share rows: the build rows' with build-side groups, the
-// unmatched build rows' alone with probe-side groups (outer kinds); nil for a chunk with none.
+// endRows returns the next chunk of the end phase's share rows, nil for a chunk with none: with probe-side
+// groups the unmatched build rows' alone (outer kinds); with build-side groups the listed keys' build rows,
+// the null group's share where it goes, then the unmatched build rows.
 func (a *GroupAggregate) endRows() *column.Batch {
 	h := a.h
-	if !a.onBuild && a.matched == nil {
+	if a.onBuild && (a.next < len(a.firsts) || a.row >= 0 || a.nullAt >= 0 && !a.nullDone) {
+		return a.keyRows()
+	}
+	if !a.onBuild && a.matched == nil || a.onBuild && !h.bs.unmatched {
 		a.end = h.table.N
 		return nil
 	}
@@ -428,13 +422,10 @@ func (a *GroupAggregate) endRows() *column.Batch {
 		switch {
 		case !a.onBuild:
 			if head < 0 || !a.matched[head] {
-				a.take(int32(r-lo), 1, -1, 0)
+				a.take(int32(r-lo), 1, -1)
 			}
-		case head >= 0 && a.sums[int(head)*a.stride] > 0:
-			s := a.sums[int(head)*a.stride:]
-			a.take(int32(r-lo), s[0], head, outputPos(s[1], int32(r)))
-		case h.bs.unmatched:
-			a.take(int32(r-lo), 1, -1, outputPos(a.p, int32(r)))
+		case head < 0 || a.sums[int(head)*a.stride] == 0:
+			a.take(int32(r-lo), 1, -1)
 		}
 	}
 	if len(a.sel) == 0 {
@@ -446,17 +437,72 @@ func (a *GroupAggregate) endRows() *column.Batch {
 	return a.aloneRows(bt)
 }
 
-func (a *GroupAggregate) clear() {
-	a.sel, a.mult, a.heads, a.places = a.sel[:0], a.mult[:0], a.heads[:0], a.places[:0]
+// keyRows returns the share rows of the next listed keys' build rows (build-side groups), up to a chunk, or
+// the null group's one share row when its place comes.
+func (a *GroupAggregate) keyRows() *column.Batch {
+	h := a.h
+	a.clear()
+	for len(a.sel) < shareChunkRows {
+		if a.row < 0 {
+			if a.next == a.nullAt && !a.nullDone {
+				break
+			}
+			if a.next >= len(a.firsts) {
+				break
+			}
+			a.row = a.firsts[a.next]
+			a.next++
+		}
+		head := a.roots[a.row]
+		a.take(a.row, a.sums[int(head)*a.stride], head)
+		if nx := h.next[a.row]; nx >= 0 {
+			a.row = nx
+		} else {
+			a.row = -1
+		}
+	}
+	if len(a.sel) > 0 {
+		return a.shareRows(h.table.Batch())
+	}
+	if a.next == a.nullAt && !a.nullDone {
+		a.nullDone = true
+		return a.nullShare()
+	}
+	return nil
 }
 
-// take notes row i of the batch being turned into share rows: m output rows, its key's head (-1: alone), the
-// position of its first output row.
-func (a *GroupAggregate) take(i int32, m int64, head int32, place int64) {
+// nullShare is the one share row of the preserved probe rows with no match (build-side groups): null group
+// keys, their count, their summary for the aggregates over the probe side, nothing for the others.
+func (a *GroupAggregate) nullShare() *column.Batch {
+	s := a.sums[a.h.table.N*a.stride:][:a.stride]
+	cols := make([]*column.Vector, 0, len(a.schema))
+	for _, t := range a.types {
+		cols = append(cols, column.NullVector(t, 1))
+	}
+	for _, t := range a.aggs {
+		out := column.NewVector(t.typ, 1)
+		switch {
+		case t.fn == "count":
+			out.AppendInt(s[0])
+		case t.onSide || s[t.word] == 0:
+			out.AppendNull()
+		default:
+			out.AppendInt(s[t.word+1])
+		}
+		cols = append(cols, out)
+	}
+	return column.NewBatch(cols, 1)
+}
+
+func (a *GroupAggregate) clear() {
+	a.sel, a.mult, a.heads = a.sel[:0], a.mult[:0], a.heads[:0]
+}
+
+// take notes row i of the batch being turned into share rows: m output rows, its key's head (-1: alone).
+func (a *GroupAggregate) take(i int32, m int64, head int32) {
 	a.sel = append(a.sel, i)
 	a.mult = append(a.mult, m)
 	a.heads = append(a.heads, head)
-	a.places = append(a.places, place)
 }
 
 // shareRows makes the share rows of the taken rows of group-side batch b: each row's keys, its output rows
@@ -503,7 +549,7 @@ func (a *GroupAggregate) shareRows(b *column.Batch) *column.Batch {
 		}
 		cols = append(cols, out)
 	}
-	return a.withOrder(cols, n)
+	return column.NewBatch(cols, n)
 }
 
 // aloneRows makes the share rows of the taken rows of fold-side batch b, each an output row alone: null
@@ -535,26 +581,13 @@ func (a *GroupAggregate) aloneRows(b *column.Batch) *column.Batch {
 		}
 		cols = append(cols, out)
 	}
-	return a.withOrder(cols, n)
-}
-
-// withOrder adds the order column, when there is one, to share row columns cols.
-func (a *GroupAggregate) withOrder(cols []*column.Vector, n int) *column.Batch {
-	if a.onBuild {
-		pos := column.NewVector(column.Long, n)
-		pos.Ints = append(pos.Ints, a.places...)
-		pos.SetLen(n)
-		cols = append(cols, pos)
-	}
 	return column.NewBatch(cols, n)
 }
 
 // Combine returns the operator computing the grouped aggregates from a's share rows, with result schema
 // schema (the keys, then one column per aggregate): a Summarize by the keys taking the sum of the counts, the
-// sum of the sums, the min of the mins, the max of the maxes and the distinct count of the values — and, grouping on the build side, the least
-// order column, by which a sort then puts the groups in the order of their first output rows, and which a
-// projection drops. The summarize is returned too, for its spill figures.
-func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) (exec.Operator, *exec.Summarize) {
+// sum of the sums, the min of the mins, the max of the maxes and the distinct count of the values.
+func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) *exec.Summarize {
 	k := len(a.types)
 	keys := make([]expr.Expr, k)
 	for i, t := range a.types {
@@ -568,17 +601,5 @@ func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) (e
 		}
 		aggs = append(aggs, exec.Agg{Func: fn, Arg: &expr.ColumnRef{Index: k + i, T: t.typ}, Type: schema[k+i].Type})
 	}
-	if !a.onBuild {
-		s := exec.NewSummarize(a, schema, keys, aggs, budget)
-		return s, s
-	}
-	order := exec.Agg{Func: "min", Arg: &expr.ColumnRef{Index: a.OrderColumn(), T: column.Long}, Type: column.Long}
-	withOrder := append(append(column.Schema{}, schema...), column.Field{Name: "first_output_row", Type: column.Long})
-	s := exec.NewSummarize(a, withOrder, keys, append(aggs, order), budget)
-	sorted := exec.NewSort(s, []exec.SortKey{{Expr: &expr.ColumnRef{Index: len(schema), T: column.Long}, Asc: true}}, -1, budget)
-	outs := make([]exec.Output, len(schema))
-	for i := range outs {
-		outs[i] = exec.Output{Input: i}
-	}
-	return exec.NewProject(sorted, schema, outs), s
+	return exec.NewSummarize(a, schema, keys, aggs, budget)
 }

@@ -89,14 +89,14 @@ func TestGroupAggregateMatchesSummarize(t *testing.T) {
 							t.Fatal(err)
 						}
 						a.h.radixBits, a.h.radixWindow, a.h.radixMinWindow = radix, 64, 1
-						op, _ := a.Combine(schema, memory.NewBudget(0))
+						op := a.Combine(schema, memory.NewBudget(0))
 						got := orderedRows(t, op)
 						if !slices.Equal(got, want) {
 							t.Fatalf("by %v batch=%d buildLeft=%v radix=%d:\ngot  %v\nwant %v", names, size, buildLeft, radix, head(got), head(want))
 						}
 						if size == 7 && radix == 0 {
 							a, _ := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
-							op, _ := a.Combine(schema, memory.NewBudget(0))
+							op := a.Combine(schema, memory.NewBudget(0))
 							if got, _ := rowsOf(t, op); !slices.Equal(got, multiset) {
 								t.Fatalf("by %v buildLeft=%v: %v, summarize over the oracle %v", names, buildLeft, head(got), head(multiset))
 							}
@@ -141,7 +141,7 @@ func TestGroupAggregateWraps(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				op, _ := a.Combine(schema, memory.NewBudget(0))
+				op := a.Combine(schema, memory.NewBudget(0))
 				if got := orderedRows(t, op); !slices.Equal(got, want) {
 					t.Fatalf("%s by %s buildLeft=%v:\ngot  %v\nwant %v", kind, by, buildLeft, got, want)
 				}
@@ -202,10 +202,10 @@ func TestGroupAggregateSpills(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					op, s := a.Combine(schema, a.h.budget)
+					s := a.Combine(schema, a.h.budget)
 					d := &trace.Details{}
 					s.ReportTo(d)
-					tab, err := exec.Materialize(ctx, op)
+					tab, err := exec.Materialize(ctx, s)
 					if err != nil {
 						t.Fatalf("%s by %s buildLeft=%v budget %d (seed %d): %v", kind, by, buildLeft, budget, seed, err)
 					}

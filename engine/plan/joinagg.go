@@ -188,7 +188,7 @@ func (n *joinGroupAggNode) open(_ context.Context, env *exec.Env, c []exec.Opera
 		return nil, err
 	}
 	n.ran = ga
-	op, s := ga.Combine(n.schema, env.Budget)
+	s := ga.Combine(n.schema, env.Budget)
 	s.ReportTo(env.Details)
-	return op, nil
+	return s, nil
 }
