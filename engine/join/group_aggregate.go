@@ -21,8 +21,8 @@ type GroupAgg struct {
 // where every group key is a column of one side, the group side; the other side is the fold side. It never
 // forms an output pair: it emits one share row per group-side row that yields output — the row's group keys
 // and, per aggregate, that row's share of it — and the plan's Summarize above combines the shares per group
-// (a sum of counts and sums, a min of mins, a max of maxes) with its typed group table, inside the budget and
-// spilling past it.
+// (a sum of counts and sums, a min of mins, a max of maxes, a distinct count of values) with its typed group
+// table, inside the budget and spilling past it.
 //
 // The algebra: the output rows of a group-side row g are g paired with each fold-side row of its key (or,
 // null-extended, g alone). So per key of the build table the fold side is summarised once — its row count m
@@ -55,10 +55,9 @@ type GroupAgg struct {
 // their one share row goes in where the first of them was met (nullAt); the preserved build rows no probe row
 // found come last, in build order, as the join emits them.
 //
-// Memory: the hash join's build side and table; per build row its root (4 bytes) and a key summary of stride
-// words (8 bytes each) and a listed key (4 bytes), grown on the budget, which fails the join past it as the
-// hash join fails; one batch of
-// share rows at a time. Cost: one pass over each side, one lookup per probe row, one summary update per
+// Memory: the hash join's build side and table; per build row its root (4 bytes), a key summary of stride
+// words (8 bytes each) and, for build-side groups, a listed key (4 bytes), grown on the budget, which fails
+// the join past it as the hash join fails; one batch of share rows at a time. Cost: one pass over each side, one lookup per probe row, one summary update per
 // matched fold-side row, one share row per group-side row that yields output — against one output row per
 // pair, each gathered, for the join and summarize.
 type GroupAggregate struct {
@@ -75,16 +74,16 @@ type GroupAggregate struct {
 
 	roots []int32 // per build row, its chain head; -1 for a row no probe row can find
 	// sums holds per chain head its key summary, stride words side by side so that a row's update costs one
-	// cache miss: the fold side's rows, then (grouping on the build side) the first probe row that found the
-	// key, then two words per fold-side aggregate (non-null values, then their sum or extreme).
+	// cache miss: the fold side's rows, then two words per fold-side aggregate (non-null values, then their
+	// sum or extreme). One more summary, past the build rows', is the null group's (see nullAt).
 	sums    []int64
 	matched []bool // per chain head, found by a probe row (probe-side groups, build side preserved)
 	end     int    // the next build row of the end phase's rows in build order
 
 	// Build-side groups: firsts lists the keys' heads in the order of their first probe rows, next the first
 	// not yet walked and row the next row of the chain being walked (-1: none). The sums past the build rows'
-	// (at nullSum) summarise the preserved probe rows with no match, whose share row goes before firsts[nullAt]
-	// (-1: no such row).
+	// (index table.N) summarise the preserved probe rows with no match, whose share row goes before
+	// firsts[nullAt] (-1: no such row).
 	firsts   []int32
 	next     int
 	row      int32
@@ -120,9 +119,9 @@ const shareChunkRows = 4096
 
 // NewGroupAggregate makes the hash join of left and right under spec (building on the left when buildLeft)
 // emitting the share rows of the grouped aggregates over its output: keys are the join output columns grouped
-// by, all of one side. The share rows' schema is the keys', one column per aggregate, then the order column
-// when grouping on the build side. It returns an error for a shape it cannot compute exactly: keys from both
-// sides, a semi or anti kind, an aggregate other than count, sum, min or max of an int64-stored column.
+// by, all of one side. The share rows' schema is the keys', then one column per aggregate. It returns an error
+// for a shape it cannot compute exactly: keys from both sides, a semi or anti kind, an aggregate
+// GroupAggFolds refuses.
 func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, budget *memory.Budget, keys []int, aggs []GroupAgg) (*GroupAggregate, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("group aggregate: no group key")
@@ -262,7 +261,10 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 	n := h.table.N
 	need := int64(n)*4 + int64(n+1)*int64(a.stride)*8
 	if h.bs.unmatched && !a.onBuild {
-		need += int64(n)
+		need += int64(n) // matched
+	}
+	if a.onBuild {
+		need += int64(n) * 4 // firsts
 	}
 	if err := h.budget.Grow("the join aggregate's key summaries", need); err != nil {
 		return err
