@@ -81,11 +81,12 @@ type GroupAggregate struct {
 	end     int    // the next build row of the end phase's rows in build order
 
 	// Build-side groups: firsts lists the keys' heads in the order of their first probe rows, next the first
-	// not yet walked and row the next row of the chain being walked (-1: none). The sums past the build rows'
+	// not yet walked and row the next row of the chain of head being walked (-1: none). The sums past the build rows'
 	// (index table.N) summarise the preserved probe rows with no match, whose share row goes before
 	// firsts[nullAt] (-1: no such row).
 	firsts   []int32
 	next     int
+	head     int32 // the key being walked
 	row      int32
 	nullAt   int
 	nullDone bool
@@ -368,10 +369,11 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 			switch {
 			case hd >= 0:
 				head := hd &^ chainMore
-				if s := a.sums[int(head)*a.stride:]; s[0] == 0 {
+				rows := &a.sums[int(head)*a.stride]
+				if *rows == 0 {
 					a.firsts = append(a.firsts, head)
 				}
-				a.sums[int(head)*a.stride]++
+				*rows++
 				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, head)
 			case hd == noMatch && h.ps.unmatched:
 				if a.nullAt < 0 {
@@ -452,11 +454,11 @@ func (a *GroupAggregate) keyRows() *column.Batch {
 			if a.next >= len(a.firsts) {
 				break
 			}
-			a.row = a.firsts[a.next]
+			a.head = a.firsts[a.next]
+			a.row = a.head
 			a.next++
 		}
-		head := a.roots[a.row]
-		a.take(a.row, a.sums[int(head)*a.stride], head)
+		a.take(a.row, a.sums[int(a.head)*a.stride], a.head)
 		if nx := h.next[a.row]; nx >= 0 {
 			a.row = nx
 		} else {
