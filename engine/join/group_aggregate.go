@@ -57,9 +57,9 @@ type GroupAgg struct {
 //
 // Memory: the hash join's build side and table; per build row its root (4 bytes), a key summary of stride
 // words (8 bytes each) and, for build-side groups, a listed key (4 bytes), grown on the budget, which fails
-// the join past it as the hash join fails; one batch of share rows at a time. Cost: one pass over each side, one lookup per probe row, one summary update per
-// matched fold-side row, one share row per group-side row that yields output — against one output row per
-// pair, each gathered, for the join and summarize.
+// the join past it as the hash join fails; one batch of share rows at a time. Cost: one pass over each side,
+// one lookup per probe row, one summary update per matched fold-side row, one share row per group-side row
+// that yields output — against one output row per pair, each gathered, for the join and summarize.
 type GroupAggregate struct {
 	h       *Hash
 	schema  column.Schema
@@ -81,8 +81,8 @@ type GroupAggregate struct {
 	end     int    // the next build row of the end phase's rows in build order
 
 	// Build-side groups: firsts lists the keys' heads in the order of their first probe rows, next the first
-	// not yet walked and row the next row of the chain of head being walked (-1: none). The sums past the build rows'
-	// (index table.N) summarise the preserved probe rows with no match, whose share row goes before
+	// not yet walked and row the next row of the chain of head being walked (-1: none). The summary past the
+	// build rows' (index table.N) is the preserved probe rows' with no match, whose share row goes before
 	// firsts[nullAt] (-1: no such row).
 	firsts   []int32
 	next     int
@@ -159,7 +159,11 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 			}
 			t.col, t.onSide, t.typ = c, a.onBuild == (onLeft == buildLeft), spec.Schema[g.Col].Type
 			if !GroupAggFolds(g.Func, t.typ, t.onSide) {
-				return nil, fmt.Errorf("group aggregate: %s over %s column %s of the %s side", g.Func, t.typ, spec.Schema[g.Col].Name, map[bool]string{true: "group", false: "other"}[t.onSide])
+				side := "other"
+				if t.onSide {
+					side = "group keys'"
+				}
+				return nil, fmt.Errorf("group aggregate: %s over %s column %s of the %s side", g.Func, t.typ, spec.Schema[g.Col].Name, side)
 			}
 			if !t.onSide {
 				t.word = a.stride
