@@ -102,7 +102,11 @@ func (s *Summarize) run(ctx context.Context) error {
 		s.states = append(s.states, st)
 		stateBytes += st.groupBytes()
 	}
-	gt := newGroupTable(s.keys, stateBytes, s.budget)
+	types := make([]column.Type, len(s.keys))
+	for i, k := range s.keys {
+		types[i] = k.Type()
+	}
+	gt := newGroupTable(types, stateBytes, s.budget)
 	s.groups = gt
 	addGroup := func() {
 		for _, st := range s.states {

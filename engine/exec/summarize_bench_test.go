@@ -11,8 +11,8 @@ import (
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
-// BenchmarkSummarize groups 1M rows by a long key (1,000 and 100,000 groups) and by a string key, with
-// count, sum, avg, min and max: go test -bench Summarize -run '^$' ./engine/exec.
+// BenchmarkSummarize groups 1M rows by a long key (1,000 and 100,000 groups), by a string key and by a string
+// and a long together (10,000 groups), with count, sum, avg, min and max: go test -bench Summarize -run '^$' ./engine/exec.
 func BenchmarkSummarize(b *testing.B) {
 	const n = 1 << 20
 	rng := rand.New(rand.NewSource(1))
@@ -20,7 +20,9 @@ func BenchmarkSummarize(b *testing.B) {
 		name   string
 		groups int
 		str    bool
-	}{{"long-1k", 1000, false}, {"long-100k", 100_000, false}, {"string-1k", 1000, true}} {
+		two    bool // the string key and the long key x
+	}{{"long-1k", 1000, false, false}, {"long-100k", 100_000, false, false}, {"string-1k", 1000, true, false},
+		{"string-long-10k", 1000, true, true}} {
 		schema := column.Schema{{Name: "k", Type: column.Long}, {Name: "x", Type: column.Long}, {Name: "r", Type: column.Real}}
 		if c.str {
 			schema[0].Type = column.String
@@ -34,16 +36,27 @@ func BenchmarkSummarize(b *testing.B) {
 			} else {
 				cols[0].AppendInt(int64(g) * 7919)
 			}
-			cols[1].AppendInt(int64(rng.Intn(1000)))
+			if c.two {
+				cols[1].AppendInt(int64(rng.Intn(10)))
+			} else {
+				cols[1].AppendInt(int64(rng.Intn(1000)))
+			}
 			cols[2].AppendReal(rng.Float64())
 		}
 		t.Append(column.NewBatch(cols, n))
 		keys := []expr.Expr{ref(0, schema[0].Type)}
+		if c.two {
+			keys = append(keys, ref(1, column.Long))
+		}
 		aggs := []Agg{{Func: "count", Type: column.Long}, {Func: "sum", Arg: ref(1, column.Long), Type: column.Long},
 			{Func: "avg", Arg: ref(2, column.Real), Type: column.Real}, {Func: "min", Arg: ref(1, column.Long), Type: column.Long},
 			{Func: "max", Arg: ref(2, column.Real), Type: column.Real}}
-		out := column.Schema{schema[0], {Name: "n", Type: column.Long}, {Name: "s", Type: column.Long},
-			{Name: "a", Type: column.Real}, {Name: "mn", Type: column.Long}, {Name: "mx", Type: column.Real}}
+		out := column.Schema{schema[0]}
+		if c.two {
+			out = append(out, schema[1])
+		}
+		out = append(out, column.Schema{{Name: "n", Type: column.Long}, {Name: "s", Type: column.Long},
+			{Name: "a", Type: column.Real}, {Name: "mn", Type: column.Long}, {Name: "mx", Type: column.Real}}...)
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(n) * 24)
 			for b.Loop() {

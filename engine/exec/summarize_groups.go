@@ -4,48 +4,41 @@ import (
 	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
-	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
 // groupTable numbers a summarize's groups 0, 1, 2… in order of first appearance and keeps each group's key
 // values. One key of long, datetime or timespan is looked up as the int64 itself, in an open-addressing table
-// (intGroups); any other key, or several, as the concatenation of the columns' key encodings
-// (column.AppendKey) in a map. Every group's key and table share is grown on the budget before the group
-// exists, and so is each resize of the int table.
+// (intGroups); any other key, or several, by the hash of its values and a typed compare with the group's
+// (keyGroups). Every group's key and state is grown on the budget before the group exists, and so is each
+// resize of either table.
 type groupTable struct {
 	budget   *memory.Budget
 	perGroup int64 // a group's share of the table and its aggregates' states, beyond its key
 	held     int64
 	keyCols  []*column.Vector
 	n        int
-	ints     *intGroups       // one int key
-	nullID   int32            // the null int key's group, -1 before it appears
-	strs     map[string]int32 // any other key
-	buf      []byte
-	created  []int32 // rows of the last assign that made a group, in order
+	ints     *intGroups // one int key
+	nullID   int32      // the null int key's group, -1 before it appears
+	keys     *keyGroups // any other key
+	hashes   []uint64   // the hashes of the rows of the last assign (keyGroups)
+	created  []int32    // rows of the last assign that made a group, in order
 }
 
-// newGroupTable makes the table for keys, charging each group stateBytes for its aggregates' states on top of
-// its key, its first row's number and, for a map key, the map's entry (an int key's slots are charged as the
-// table doubles).
-func newGroupTable(keys []expr.Expr, stateBytes int64, budget *memory.Budget) *groupTable {
+// newGroupTable makes the table for keys of the given types, charging each group stateBytes for its aggregates' states on top of
+// its key and its first row's number (the tables' slots are charged as they double).
+func newGroupTable(types []column.Type, stateBytes int64, budget *memory.Budget) *groupTable {
 	t := &groupTable{budget: budget, perGroup: stateBytes + 8, nullID: -1}
-	for _, k := range keys {
-		t.keyCols = append(t.keyCols, column.NewVector(k.Type(), 0))
+	for _, typ := range types {
+		t.keyCols = append(t.keyCols, column.NewVector(typ, 0))
 	}
-	if len(keys) == 1 && isIntKey(keys[0].Type()) {
+	if len(types) == 1 && isIntKey(types[0]) {
 		t.ints = &intGroups{}
 	} else {
-		t.strs = map[string]int32{}
-		t.perGroup += mapEntryBytes
+		t.keys = &keyGroups{}
 	}
 	return t
 }
-
-// mapEntryBytes is a map[string]int32 entry's share of the map beyond the key's bytes: the string header and
-// the id, at the map's load, with its control bytes.
-const mapEntryBytes = 40
 
 func isIntKey(t column.Type) bool {
 	return t == column.Long || t == column.DateTime || t == column.Timespan
@@ -88,18 +81,21 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 		}
 		return gids, n, nil
 	}
-	for r := range n {
-		t.buf = t.buf[:0]
-		for _, v := range kv {
-			t.buf = column.AppendKey(t.buf, v, r)
-		}
-		id, ok := t.strs[string(t.buf)]
-		if !ok {
-			if err := t.grow(int64(len(t.buf))); err != nil {
+	t.hashes = hashKeys(kv, n, t.hashes)
+	for r, h := range t.hashes {
+		slot, id := t.keys.find(h, kv, r, t.keyCols)
+		if id < 0 {
+			if t.keys.full() {
+				if err := t.resizeKeys(); err != nil {
+					return gids, r, err
+				}
+				slot, _ = t.keys.find(h, kv, r, t.keyCols)
+			}
+			if err := t.grow(keyBytes(kv, r)); err != nil {
 				return gids, r, err
 			}
 			id = t.create(kv, r)
-			t.strs[string(t.buf)] = id
+			t.keys.put(slot, h, id)
 		}
 		gids[r] = id
 	}
@@ -129,6 +125,19 @@ func (t *groupTable) resize() error {
 	return nil
 }
 
+// resizeKeys doubles the key table, growing the budget by the new slots first.
+func (t *groupTable) resizeKeys() error {
+	old := t.keys.bytes()
+	next := t.keys.doubled()
+	if err := t.budget.Grow("summarize", next.bytes()); err != nil {
+		return err
+	}
+	t.budget.Shrink(old)
+	t.held += next.bytes() - old
+	t.keys = next
+	return nil
+}
+
 // create makes the next group from row r's key.
 func (t *groupTable) create(kv []*column.Vector, r int) int32 {
 	for i, v := range kv {
@@ -144,7 +153,7 @@ func (t *groupTable) create(kv []*column.Vector, r int) int32 {
 func (t *groupTable) release() {
 	t.budget.Shrink(t.held)
 	t.held = 0
-	t.ints, t.strs = nil, nil
+	t.ints, t.keys = nil, nil
 }
 
 // intGroups is an open-addressing table from int64 keys to group ids, with linear probing and Fibonacci
@@ -199,3 +208,28 @@ func (h *intGroups) doubled() *intGroups {
 	}
 	return next
 }
+
+// Groups numbers the groups of rows that an operator folds itself (the join aggregate), with the summarize's
+// table: groups 0, 1, 2… in order of first appearance, each key's values kept, every group grown on the budget.
+type Groups struct{ t *groupTable }
+
+// NewGroups makes the groups of keys of the given types, charging each group stateBytes for its states.
+func NewGroups(types []column.Type, stateBytes int64, budget *memory.Budget) *Groups {
+	return &Groups{t: newGroupTable(types, stateBytes, budget)}
+}
+
+// Assign sets gids[r] to the group of each of the n rows with key values kv, making groups for new keys; a
+// refusal of the budget is the error.
+func (g *Groups) Assign(kv []*column.Vector, n int, gids []int32) ([]int32, error) {
+	gids, _, err := g.t.assign(kv, n, gids)
+	return gids, err
+}
+
+// Len is the number of groups.
+func (g *Groups) Len() int { return g.t.n }
+
+// Keys are the groups' key values, a column per key, row g for group g.
+func (g *Groups) Keys() []*column.Vector { return g.t.keyCols }
+
+// Release gives the table's memory back to the budget.
+func (g *Groups) Release() { g.t.release() }

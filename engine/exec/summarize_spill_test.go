@@ -80,6 +80,10 @@ func TestSummarizeSpills(t *testing.T) {
 		"g":    {ref(0, column.Long)},
 		"c, g": {ref(1, column.String), ref(0, column.Long)},
 		"c":    {ref(1, column.String)},
+		// Reals with NaN, -0 and 0 (which group together), and a string with nulls beside a long with nulls:
+		// the typed compare of keyGroups against the oracle's encoded keys.
+		"r":    {ref(3, column.Real)},
+		"s, x": {ref(4, column.String), ref(2, column.Long)},
 	}
 	space := spill.NewSpace(spill.Memory)
 	defer space.Close()
@@ -119,6 +123,38 @@ func TestSummarizeSpills(t *testing.T) {
 				if name == "g" && budget == 96<<10 && d.Int("summarize_spills") < 2 {
 					t.Errorf("%s: one level of partitions was enough (details %v)", label, d.Map())
 				}
+			}
+		}
+	}
+}
+
+// TestSummarizeKeyCollisions: with every key hashed alike (keyHashMask), groups are told apart by the typed
+// compare alone, which must agree with the oracle's encoded keys on nulls, -0 and 0, NaN, strings and several
+// columns, for every batch size.
+func TestSummarizeKeyCollisions(t *testing.T) {
+	defer func(m uint64) { keyHashMask = m }(keyHashMask)
+	keyHashMask = 0xC000000000000000 // four hashes, one of them shared by most keys
+	tab := aggTable(11, 700, 40)
+	aggs := []Agg{{Func: "count", Type: column.Long}, {Func: "sum", Arg: ref(2, column.Long), Type: column.Long}}
+	for name, keys := range map[string][]expr.Expr{
+		"r":       {ref(3, column.Real)},
+		"s":       {ref(4, column.String)},
+		"s, x":    {ref(4, column.String), ref(2, column.Long)},
+		"c, g, r": {ref(1, column.String), ref(0, column.Long), ref(3, column.Real)},
+	} {
+		var schema column.Schema
+		for _, k := range keys {
+			schema = append(schema, column.Field{Name: "k", Type: k.Type()})
+		}
+		schema = append(schema, column.Field{Name: "n", Type: column.Long}, column.Field{Name: "s", Type: column.Long})
+		want := oracleSummarize(tab, keys, aggs)
+		for _, size := range []int{1, 7, 50, 700} {
+			got, err := drainAll(context.Background(), NewSummarize(&batches{t: tab, size: size}, schema, keys, aggs, memory.NewBudget(0)))
+			if err != nil {
+				t.Fatalf("keys %s/batch %d: %v", name, size, err)
+			}
+			if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+				t.Fatalf("keys %s/batch %d: %d groups differ from the oracle's %d:\n%s", name, size, len(got), len(want), firstDiff(got, want))
 			}
 		}
 	}

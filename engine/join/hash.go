@@ -289,7 +289,9 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			h.ints.pushFront(k.Ints[i], int32(i), h.next, unique)
+			if !h.ints.pushFront(k.Ints[i], int32(i), h.next, unique) {
+				h.next[i] = notIndexed
+			}
 		}
 		return nil
 	}
@@ -306,7 +308,9 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			h.strs.pushFront(k.Strs[i], int32(i), h.next, unique)
+			if !h.strs.pushFront(k.Strs[i], int32(i), h.next, unique) {
+				h.next[i] = notIndexed
+			}
 		}
 		return nil
 	}
@@ -328,10 +332,16 @@ func (h *Hash) index() error {
 			h.next[i] = -1
 			continue
 		}
-		h.strs.pushFront(strs[i-lo], int32(i), h.next, unique)
+		if !h.strs.pushFront(strs[i-lo], int32(i), h.next, unique) {
+			h.next[i] = notIndexed
+		}
 	}
 	return nil
 }
+
+// notIndexed marks in next a build row a unique build left out of the table (its key's first row is there):
+// no chain holds it.
+const notIndexed = -2
 
 // encodeChunkRows is how many build rows' encoded keys are made at once: enough to amortise the allocation,
 // few enough that the chunk stays in cache.

@@ -18,19 +18,80 @@ import (
 // It runs once in Build, after the other rewrites and before liveness. It changes how the result is computed,
 // never the result: HashAggregate computes what summarize computes over the join's output (nulls skipped,
 // a sum of nothing null, integer sums wrapping, real sums in output order). Any other shape is left as it is.
+//
+// A summarize with a by clause whose keys are plain columns of one side of the join, and whose aggregates are
+// count() and sum, min and max of plain int64-stored columns of either side, becomes a joinGroupAggNode: the
+// join emits, without forming a pair, one share row per row of the keys' side (join.GroupAggregate: the other
+// side summarised per join key), and a summarize combines the shares per group — with its own group table,
+// budget and spill — into the same groups, in the same order, as the summarize over the join's output.
 func aggregateJoins(root Node) Node {
 	return transform(root, func(n Node) Node {
 		s, ok := n.(*summarizeNode)
-		if !ok || len(s.keys) != 0 {
+		if !ok {
 			return n
 		}
-		if j, ok := s.in.(*joinNode); ok && j.def.Name == StrategyHash {
-			if aggs, ok := pairAggs(s.aggs, j.jp.Spec.Schema); ok {
-				return &joinAggNode{base: s.base, join: j, aggs: aggs, text: s.text}
+		j, ok := s.in.(*joinNode)
+		if !ok || j.def.Name != StrategyHash {
+			return n
+		}
+		if len(s.keys) != 0 {
+			if keys, aggs, ok := groupAggs(s.keys, s.aggs, j.jp); ok {
+				return &joinGroupAggNode{joinAggNode: joinAggNode{base: s.base, join: j, text: s.text}, keys: keys, gaggs: aggs}
 			}
+			return n
+		}
+		if aggs, ok := pairAggs(s.aggs, j.jp.Spec.Schema); ok {
+			return &joinAggNode{base: s.base, join: j, aggs: aggs, text: s.text}
 		}
 		return n
 	})
+}
+
+// groupAggs translates a grouped summarize over join jp into the join's group keys and aggregates: keys must be
+// columns of one side, aggregates count(), or those of a column read as is that join.GroupAggFolds allows.
+// The kind must emit pairs (not semi or anti). It reports false for anything else.
+func groupAggs(keys []expr.Expr, aggs []exec.Agg, jp *JoinPlan) ([]int, []join.GroupAgg, bool) {
+	spec := jp.Spec
+	switch spec.Kind {
+	case join.Inner, join.InnerUnique, join.LeftOuter, join.RightOuter, join.FullOuter:
+	default:
+		return nil, nil, false
+	}
+	side := func(o int) int {
+		for _, x := range spec.LeftOut {
+			if x == o {
+				return 0
+			}
+		}
+		return 1
+	}
+	var out []int
+	for i, k := range keys {
+		ref, ok := k.(*expr.ColumnRef)
+		if !ok || ref.Index >= len(spec.Schema) || ref.T != spec.Schema[ref.Index].Type {
+			return nil, nil, false
+		}
+		if i > 0 && side(ref.Index) != side(out[0]) {
+			return nil, nil, false
+		}
+		out = append(out, ref.Index)
+	}
+	gaggs := make([]join.GroupAgg, 0, len(aggs))
+	for _, a := range aggs {
+		if a.Func == "count" {
+			gaggs = append(gaggs, join.GroupAgg{Func: "count"})
+			continue
+		}
+		ref, ok := a.Arg.(*expr.ColumnRef)
+		if !ok || ref.Index >= len(spec.Schema) || ref.T != spec.Schema[ref.Index].Type {
+			return nil, nil, false
+		}
+		if a.Func != "dcount" && a.Type != ref.T || !join.GroupAggFolds(a.Func, ref.T, side(ref.Index) == side(out[0])) {
+			return nil, nil, false
+		}
+		gaggs = append(gaggs, join.GroupAgg{Func: a.Func, Col: ref.Index})
+	}
+	return out, gaggs, true
 }
 
 // pairAggs translates summarize aggregates into the join's: count(), or sum() of a long, timespan or real
@@ -89,4 +150,45 @@ func (n *joinAggNode) physical() string {
 func (n *joinAggNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	jp := n.join.jp
 	return join.NewHashAggregate(jp.Spec, c[0], c[1], jp.BuildLeft, env.Budget, n.aggs, n.schema)
+}
+
+// joinGroupAggNode is a grouped summarize folded into the hash join below it (see aggregateJoins).
+type joinGroupAggNode struct {
+	joinAggNode
+	keys  []int
+	gaggs []join.GroupAgg
+	// ran is the operator the last open made, which says which side the groups were on.
+	ran *join.GroupAggregate
+}
+
+func (n *joinGroupAggNode) need([]bool) [][]bool {
+	out := make([]bool, len(n.join.Schema()))
+	for _, k := range n.keys {
+		out[k] = true
+	}
+	for _, a := range n.gaggs {
+		if a.Func != "count" {
+			out[a.Col] = true
+		}
+	}
+	return n.join.need(out)
+}
+func (n *joinGroupAggNode) rows() float64 { return n.join.rows() * 0.5 }
+func (n *joinGroupAggNode) physical() string {
+	s := fmt.Sprintf("%s, aggregated by group in the join (no pair formed): %s", n.join.physical(), n.text)
+	if n.ran != nil {
+		s += "; last run: " + n.ran.Explain()
+	}
+	return s
+}
+func (n *joinGroupAggNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
+	jp := n.join.jp
+	ga, err := join.NewGroupAggregate(jp.Spec, c[0], c[1], jp.BuildLeft, env.Budget, n.keys, n.gaggs)
+	if err != nil {
+		return nil, err
+	}
+	n.ran = ga
+	s := ga.Combine(n.schema, env.Budget)
+	s.ReportTo(env.Details)
+	return s, nil
 }

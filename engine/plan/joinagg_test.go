@@ -3,11 +3,13 @@ package plan
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/source"
 )
@@ -76,11 +78,85 @@ func TestAggregateJoinsMatchesSummarize(t *testing.T) {
 	}
 }
 
+// TestAggregateJoinsByMatchesSummarize checks the grouped fold (join.GroupAggregate) against the same query
+// run as summarize over the unrewritten hash join (same rows, same order) and over the nested-loop join (same
+// rows as a set), for every kind that forms pairs, both orders of the sides, and group keys on either side:
+// the join key, a long payload with nulls, a unique string, two columns.
+func TestAggregateJoinsByMatchesSummarize(t *testing.T) {
+	kinds := []string{"inner", "innerunique", "leftouter", "rightouter", "fullouter"}
+	aggs := "n = count(), sv = sum(v), lo = min(v), hi = max(v), sv1 = sum(v1), lo1 = min(v1), hi1 = max(v1)"
+	for _, seed := range []uint64{1, 2, 3} {
+		srcs := aggSources(seed)
+		for _, kind := range kinds {
+			for _, sides := range [][2]string{{"A", "B"}, {"B", "A"}} {
+				for _, by := range []string{"k", "v", "id", "k, v", "k1", "v1", "id1", "id1, v1"} {
+					q := func(strategy string) string {
+						own := ", ds = dcount(id), ms = max(id), dv = dcount(v)" // the group side's own strings and values
+						if strings.Contains(by, "1") {
+							own = ", ds = dcount(id1), ms = min(id1), dv = dcount(v1)"
+						}
+						return fmt.Sprintf("@%s | join kind=%s hint.strategy=%s (@%s) on k | summarize %s%s by %s", sides[0], kind, strategy, sides[1], aggs, own, by)
+					}
+					t.Run(fmt.Sprintf("seed=%d/%s/%s-%s/by %s", seed, kind, sides[0], sides[1], by), func(t *testing.T) {
+						got := buildPlan(t, q("hash"), srcs)
+						if !strings.Contains(got.Explain(), "aggregated by group in the join") {
+							t.Fatalf("the summarize was not folded into the hash join:\n%s", got.Explain())
+						}
+						unfolded := buildPlan(t, q("hash"), srcs)
+						unfolded.root = unfoldGroups(unfolded.root)
+						g := planRows(t, got)
+						if w := planRows(t, unfolded); g != w {
+							t.Fatalf("folded:\n%s\nsummarize over the hash join:\n%s", g, w)
+						}
+						if w := planRows(t, buildPlan(t, q("nestedloop"), srcs)); rowSet(g) != rowSet(w) {
+							t.Fatalf("folded:\n%s\nsummarize over nested loop:\n%s", g, w)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// unfoldGroups puts back the summarize a joinGroupAggNode replaced, over the same hash join.
+func unfoldGroups(root Node) Node {
+	return transform(root, func(n Node) Node {
+		g, ok := n.(*joinGroupAggNode)
+		if !ok {
+			return n
+		}
+		keys := make([]expr.Expr, len(g.keys))
+		for i, k := range g.keys {
+			keys[i] = &expr.ColumnRef{Index: k, T: g.join.Schema()[k].Type}
+		}
+		aggs := make([]exec.Agg, len(g.gaggs))
+		for i, a := range g.gaggs {
+			aggs[i] = exec.Agg{Func: a.Func, Type: g.schema[len(keys)+i].Type}
+			if a.Func != "count" {
+				aggs[i].Arg = &expr.ColumnRef{Index: a.Col, T: g.join.Schema()[a.Col].Type}
+			}
+		}
+		return &summarizeNode{base: g.base, in: g.join, keys: keys, aggs: aggs, text: g.text}
+	})
+}
+
+// rowSet is planRows' rows sorted, so that outputs compare as multisets.
+func rowSet(rows string) string {
+	lines := strings.Split(rows, "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
 // TestAggregateJoinsLeavesOtherShapes checks that summaries the fold cannot compute keep their summarize.
 func TestAggregateJoinsLeavesOtherShapes(t *testing.T) {
 	srcs := aggSources(1)
 	for _, q := range []string{
-		"@A | join hint.strategy=hash (@B) on k | summarize n = count() by k",
+		"@A | join hint.strategy=hash (@B) on k | summarize n = count() by k, k1",
+		"@A | join hint.strategy=hash (@B) on k | summarize s = sum(x) by id",
+		"@A | join hint.strategy=hash (@B) on k | summarize a = avg(v) by id",
+		"@A | join hint.strategy=hash (@B) on k | summarize d = dcount(id1) by id",
+		"@A | join hint.strategy=hash (@B) on k | summarize m = min(x) by id",
+		"@A | join kind=leftsemi hint.strategy=hash (@B) on k | summarize n = count() by id",
 		"@A | join hint.strategy=hash (@B) on k | summarize a = avg(v)",
 		"@A | join hint.strategy=hash (@B) on k | summarize s = sum(v + 1)",
 		"@A | join hint.strategy=nestedloop (@B) on k | summarize n = count()",

@@ -39,6 +39,8 @@ func setChild(n Node, i int, c Node) {
 		setSide(n.joinNode, i, c)
 	case *joinAggNode:
 		setSide(n.join, i, c)
+	case *joinGroupAggNode:
+		setSide(n.join, i, c)
 	}
 }
 

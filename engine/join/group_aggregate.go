@@ -1,0 +1,613 @@
+package join
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/memory"
+)
+
+// GroupAgg is one aggregate of a GroupAggregate: Func is count, sum, min or max; Col, for all but count, is the
+// join output column it reads, whose values are stored as int64 (long, timespan; datetime for min and max).
+type GroupAgg struct {
+	Func string
+	Col  int
+}
+
+// GroupAggregate is a hash join whose output only feeds `summarize count(), sum(x), min(x), max(x) by keys`
+// where every group key is a column of one side, the group side; the other side is the fold side. It never
+// forms an output pair: it emits one share row per group-side row that yields output — the row's group keys
+// and, per aggregate, that row's share of it — and the plan's Summarize above combines the shares per group
+// (a sum of counts and sums, a min of mins, a max of maxes, a distinct count of values) with its typed group
+// table, inside the budget and spilling past it.
+//
+// The algebra: the output rows of a group-side row g are g paired with each fold-side row of its key (or,
+// null-extended, g alone). So per key of the build table the fold side is summarised once — its row count m
+// and, per aggregate over a fold-side column, the count, sum, least or greatest of its non-null values — and
+// g's share is m for count(), m·x for a sum of its own column x (m copies of x, wrapping as m additions would),
+// x for its min or max, and the key's summary for an aggregate over the fold side (null when that has no
+// values, which the summarize skips as it skips a null). Min and max do not depend on order or multiplicity,
+// and integer addition wraps the same in any order; real sums (and avg, a real sum) are not taken here: in
+// another order a real sum can differ in its last bits.
+//
+//	build    read the build side and index it (the hash join's table, hash.go); each build row's chain head
+//	         is its key's number (roots)
+//	probe    group keys on the probe side: the build side summarised per key first; per probe batch, the heads
+//	         (partitioned lookups for a large table, hash_radix.go), and a share row per probe row that yields
+//	         output. Group keys on the build side: per probe batch, the heads, and each matched probe row added
+//	         to its key's summary; a key found for the first time is listed (firsts)
+//	end      group keys on the probe side: the build rows no probe row found (outer kinds), each alone, as
+//	         share rows of the null group. On the build side: a share row per build row of each listed key,
+//	         key after key, then (outer kinds) one per build row no probe row found
+//
+// A preserved fold-side row with no match is an output row alone, its group keys null. innerunique keeps its
+// first rows as the hash join does: a unique build keeps a key's first build row in its table, and probing
+// with the left side a probe row whose key an earlier probe row had is dropped (lookupBatch).
+//
+// Order: the share rows come in the order of the hash join's output rows they stand for, so the summarize's
+// groups come out in the order they would over the join. With the group keys on the probe side that is probe
+// order. On the build side, the join's output lists a key's build rows (in build order) at the first probe row
+// that finds the key: so the keys are walked in the order of their first probe rows (firsts), each key's chain
+// in build order; the preserved probe rows with no match, all of the null group, are summarised together and
+// their one share row goes in where the first of them was met (nullAt); the preserved build rows no probe row
+// found come last, in build order, as the join emits them.
+//
+// Memory: the hash join's build side and table; per build row its root (4 bytes), a key summary of stride
+// words (8 bytes each) and, for build-side groups, a listed key (4 bytes), grown on the budget, which fails
+// the join past it as the hash join fails; one batch of share rows at a time. Cost: one pass over each side,
+// one lookup per probe row, one summary update per matched fold-side row, one share row per group-side row
+// that yields output — against one output row per pair, each gathered, for the join and summarize.
+type GroupAggregate struct {
+	h       *Hash
+	schema  column.Schema
+	onBuild bool  // the group keys are build-side columns; else probe-side
+	gkeys   []int // the group keys' columns on the group side
+	types   []column.Type
+	aggs    []groupTarget
+	fold    []int // the aggregates over fold-side columns, in the order of their words in a key summary
+	stride  int   // words per key summary
+	held    int64
+	state   groupState
+
+	roots []int32 // per build row, its chain head; -1 for a row no probe row can find
+	// sums holds per chain head its key summary, stride words side by side so that a row's update costs one
+	// cache miss: the fold side's rows, then two words per fold-side aggregate (non-null values, then their
+	// sum or extreme). One more summary, past the build rows', is the null group's (see nullAt).
+	sums    []int64
+	matched []bool // per chain head, found by a probe row (probe-side groups, build side preserved)
+	end     int    // the next build row of the end phase's rows in build order
+
+	// Build-side groups: firsts lists the keys' heads in the order of their first probe rows, next the first
+	// not yet walked and row the next row of the chain of head being walked (-1: none). The summary past the
+	// build rows' (index table.N) is the preserved probe rows' with no match, whose share row goes before
+	// firsts[nullAt] (-1: no such row).
+	firsts   []int32
+	next     int
+	head     int32 // the key being walked
+	row      int32
+	nullAt   int
+	nullDone bool
+
+	// The rows of the batch being turned into share rows: row, output rows, key's head (-1: alone).
+	sel   []int32
+	mult  []int64
+	heads []int32
+}
+
+type groupState int
+
+const (
+	groupBuild groupState = iota // the build side has not been read
+	groupProbe                   // streaming the probe side
+	groupEnd                     // the build side's share rows (build-side groups) or end rows (outer kinds)
+	groupDone
+)
+
+// groupTarget is one aggregate: what it reads and, over the fold side, where its words are in a summary.
+type groupTarget struct {
+	fn     string
+	typ    column.Type // its share's type
+	onSide bool        // reads a column of the group side
+	col    int         // the input column on its side
+	word   int         // fold side: the first of its two words in a key summary
+}
+
+// shareChunkRows is how many build rows the end phase turns into share rows at once: a batch's worth.
+const shareChunkRows = 4096
+
+// NewGroupAggregate makes the hash join of left and right under spec (building on the left when buildLeft)
+// emitting the share rows of the grouped aggregates over its output: keys are the join output columns grouped
+// by, all of one side. The share rows' schema is the keys', then one column per aggregate. It returns an error
+// for a shape it cannot compute exactly: keys from both sides, a semi or anti kind, an aggregate
+// GroupAggFolds refuses.
+func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, budget *memory.Budget, keys []int, aggs []GroupAgg) (*GroupAggregate, error) {
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("group aggregate: no group key")
+	}
+	h := NewHash(spec, left, right, buildLeft, budget)
+	if h.ps.semi || h.ps.anti || h.bs.semi || h.bs.anti {
+		return nil, fmt.Errorf("group aggregate: kind=%s emits no pairs", spec.Kind)
+	}
+	a := &GroupAggregate{h: h, stride: 1, row: -1, nullAt: -1}
+	for i, o := range keys {
+		onLeft, c := outputSource(spec, o)
+		if c < 0 {
+			return nil, fmt.Errorf("group aggregate: key column %d comes from neither side", o)
+		}
+		if i == 0 {
+			a.onBuild = onLeft == buildLeft
+		} else if a.onBuild != (onLeft == buildLeft) {
+			return nil, fmt.Errorf("group aggregate: the group keys come from both sides")
+		}
+		a.gkeys, a.types = append(a.gkeys, c), append(a.types, spec.Schema[o].Type)
+		a.schema = append(a.schema, spec.Schema[o])
+	}
+	for i, g := range aggs {
+		t := groupTarget{fn: g.Func, typ: column.Long}
+		switch g.Func {
+		case "count":
+		case "sum", "min", "max", "dcount":
+			if g.Col < 0 || g.Col >= len(spec.Schema) {
+				return nil, fmt.Errorf("group aggregate: %s of column %d, the join has %d", g.Func, g.Col, len(spec.Schema))
+			}
+			onLeft, c := outputSource(spec, g.Col)
+			if c < 0 {
+				return nil, fmt.Errorf("group aggregate: output column %d comes from neither side", g.Col)
+			}
+			t.col, t.onSide, t.typ = c, a.onBuild == (onLeft == buildLeft), spec.Schema[g.Col].Type
+			if !GroupAggFolds(g.Func, t.typ, t.onSide) {
+				side := "other"
+				if t.onSide {
+					side = "group keys'"
+				}
+				return nil, fmt.Errorf("group aggregate: %s over %s column %s of the %s side", g.Func, t.typ, spec.Schema[g.Col].Name, side)
+			}
+			if !t.onSide {
+				t.word = a.stride
+				a.stride += 2
+				a.fold = append(a.fold, len(a.aggs))
+			}
+		default:
+			return nil, fmt.Errorf("group aggregate: %s is not folded", g.Func)
+		}
+		a.aggs = append(a.aggs, t)
+		a.schema = append(a.schema, column.Field{Name: fmt.Sprintf("share%d", i), Type: t.typ})
+	}
+	return a, nil
+}
+
+var _ exec.Operator = (*GroupAggregate)(nil)
+
+// GroupAggFolds reports whether aggregate fn over a column of type typ can be folded, the column being on the
+// group keys' side (onSide) or on the other. Over the other side a key's rows are summarised as int64 words,
+// so only count, sum (long, timespan), min and max (long, datetime, timespan) fold. A group-side row's share
+// is its own value, so min, max and dcount of a string also fold there: a min or max does not depend on
+// multiplicity, nor a distinct count. Reals never fold: a real sum depends on its order, and a real min or
+// max keeps the first of equal values (-0 and 0), which the order of the shares need not preserve.
+func GroupAggFolds(fn string, typ column.Type, onSide bool) bool {
+	ints := typ == column.Long || typ == column.Timespan || typ == column.DateTime
+	switch fn {
+	case "sum":
+		return typ == column.Long || typ == column.Timespan
+	case "min", "max":
+		return ints || onSide && typ == column.String
+	case "dcount":
+		return onSide && (ints || typ == column.String)
+	}
+	return false
+}
+
+// Schema is the share rows': the group keys, then one share per aggregate.
+func (a *GroupAggregate) Schema() column.Schema { return a.schema }
+
+// Explain says which side the groups are on, for the plan's explain.
+func (a *GroupAggregate) Explain() string {
+	if a.onBuild {
+		return "group keys on the build side: the probe side summarised per key, a share row per build row"
+	}
+	return "group keys on the probe side: the build side summarised per key, a share row per probe row"
+}
+
+// Next returns the next batch of share rows, or nil at the end.
+func (a *GroupAggregate) Next(ctx context.Context) (*column.Batch, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		switch a.state {
+		case groupBuild:
+			if err := a.build(ctx); err != nil {
+				return nil, fmt.Errorf("group aggregate: %w", err)
+			}
+			a.state = groupProbe
+		case groupProbe:
+			b, err := a.probe(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("group aggregate: %w", err)
+			}
+			if b != nil {
+				return b, nil
+			}
+		case groupEnd:
+			if b := a.endRows(); b != nil {
+				return b, nil
+			}
+			if a.end >= a.h.table.N && (!a.onBuild || a.next >= len(a.firsts) && a.row < 0) {
+				a.release()
+				a.state = groupDone
+			}
+		case groupDone:
+			return nil, nil
+		default:
+			return nil, fmt.Errorf("group aggregate: impossible state %d", a.state)
+		}
+	}
+}
+
+func (a *GroupAggregate) release() {
+	a.h.budget.Shrink(a.h.held + a.held)
+	a.h.held, a.held = 0, 0
+	a.sums, a.roots, a.matched, a.h.table = nil, nil, nil, nil
+}
+
+// build reads and indexes the build side and makes the key summaries (of the build side, for probe-side
+// groups).
+func (a *GroupAggregate) build(ctx context.Context) error {
+	h := a.h
+	if err := h.buildTable(ctx); err != nil {
+		return err
+	}
+	if h.unique && !h.buildLeft {
+		h.seenInts, h.seenStrs = map[int64]struct{}{}, map[string]struct{}{}
+	}
+	n := h.table.N
+	need := int64(n)*4 + int64(n+1)*int64(a.stride)*8
+	if h.bs.unmatched && !a.onBuild {
+		need += int64(n) // matched
+	}
+	if a.onBuild {
+		need += int64(n) * 4 // firsts
+	}
+	if err := h.budget.Grow("the join aggregate's key summaries", need); err != nil {
+		return err
+	}
+	a.held += need
+	a.roots = h.roots()
+	a.sums = make([]int64, (n+1)*a.stride)
+	if a.onBuild {
+		return nil
+	}
+	if h.bs.unmatched {
+		a.matched = make([]bool, n)
+	}
+	bt := h.table.Batch()
+	for lo := 0; lo < n; lo += shareChunkRows {
+		a.sel, a.heads = a.sel[:0], a.heads[:0]
+		for r := lo; r < min(lo+shareChunkRows, n); r++ {
+			if head := a.roots[r]; head >= 0 {
+				a.sel, a.heads = append(a.sel, int32(r)), append(a.heads, head)
+			}
+		}
+		a.summarise(bt, a.sel, a.heads, true)
+	}
+	return nil
+}
+
+// roots returns each build row's chain head, the row a probe of its key finds: -1 for a null key or a row a
+// unique build left out. Chains link rows forwards (next[r] > r), so one pass in build order carries each head
+// down its chain.
+func (h *Hash) roots() []int32 {
+	n := h.table.N
+	roots := make([]int32, n)
+	for i := range roots {
+		roots[i] = -1
+	}
+	bk, _ := h.buildKeys()
+	keys := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)
+	for r := 0; r < n; r++ {
+		if roots[r] < 0 {
+			if h.next[r] == notIndexed || hasNullKey(keys, r) {
+				continue
+			}
+			roots[r] = int32(r)
+		}
+		if nx := h.next[r]; nx >= 0 {
+			roots[nx] = roots[r]
+		}
+	}
+	return roots
+}
+
+// summarise adds rows[j] of fold-side batch b to the summary of key heads[j], for every j: first each row's
+// count when count is set (the caller may have counted them), in one loop whose cache misses on the summaries
+// overlap, then each aggregate's words, which the first loop brought into the cache.
+func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, count bool) {
+	stride := a.stride
+	for _, head := range heads {
+		if count {
+			a.sums[int(head)*stride]++
+		}
+	}
+	for _, k := range a.fold {
+		t := &a.aggs[k]
+		v := b.Cols[t.col]
+		for j, head := range heads {
+			r := int(rows[j])
+			if v.IsNull(r) {
+				continue
+			}
+			x := v.Ints[r]
+			w := a.sums[int(head)*stride+t.word:][:2]
+			switch {
+			case t.fn == "sum":
+				w[1] += x
+			case w[0] == 0, t.fn == "min" && x < w[1], t.fn == "max" && x > w[1]:
+				w[1] = x
+			}
+			w[0]++
+		}
+	}
+}
+
+// probe reads the next probe batch and returns its share rows: with probe-side groups, one per probe row that
+// yields output; with build-side groups, the matched rows go into their keys' summaries and the share rows
+// are those of the preserved probe rows with no match, alone. It returns nil, with the state moved on, at the
+// end of the probe side, and nil for a batch with no share rows.
+func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
+	h := a.h
+	ok, err := h.nextProbe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		a.state = groupEnd
+		return nil, nil
+	}
+	a.clear()
+	if a.onBuild {
+		nullSum := int32(h.table.N)
+		for i, hd := range h.heads {
+			switch {
+			case hd >= 0:
+				head := hd &^ chainMore
+				rows := &a.sums[int(head)*a.stride]
+				if *rows == 0 {
+					a.firsts = append(a.firsts, head)
+				}
+				*rows++
+				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, head)
+			case hd == noMatch && h.ps.unmatched:
+				if a.nullAt < 0 {
+					a.nullAt = len(a.firsts)
+				}
+				a.sums[int(nullSum)*a.stride]++
+				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, nullSum)
+			}
+		}
+		a.summarise(h.pb, a.sel, a.heads, false)
+		return nil, nil
+	}
+	for i, hd := range h.heads {
+		switch {
+		case hd >= 0:
+			head := hd &^ chainMore
+			if a.matched != nil {
+				a.matched[head] = true
+			}
+			a.take(int32(i), a.sums[int(head)*a.stride], head)
+		case hd == noMatch && h.ps.unmatched:
+			a.take(int32(i), 1, -1)
+		}
+	}
+	if len(a.sel) == 0 {
+		return nil, nil
+	}
+	return a.shareRows(h.pb), nil
+}
+
+// endRows returns the next chunk of the end phase's share rows, nil for a chunk with none: with probe-side
+// groups the unmatched build rows' alone (outer kinds); with build-side groups the listed keys' build rows,
+// the null group's share where it goes, then the unmatched build rows.
+func (a *GroupAggregate) endRows() *column.Batch {
+	h := a.h
+	if a.onBuild && (a.next < len(a.firsts) || a.row >= 0 || a.nullAt >= 0 && !a.nullDone) {
+		return a.keyRows()
+	}
+	if !a.onBuild && a.matched == nil || a.onBuild && !h.bs.unmatched {
+		a.end = h.table.N
+		return nil
+	}
+	lo := a.end
+	hi := min(lo+shareChunkRows, h.table.N)
+	a.end = hi
+	a.clear()
+	bt := h.table.Batch().Slice(lo, hi)
+	for r := lo; r < hi; r++ {
+		head := a.roots[r]
+		switch {
+		case !a.onBuild:
+			if head < 0 || !a.matched[head] {
+				a.take(int32(r-lo), 1, -1)
+			}
+		case head < 0 || a.sums[int(head)*a.stride] == 0:
+			a.take(int32(r-lo), 1, -1)
+		}
+	}
+	if len(a.sel) == 0 {
+		return nil
+	}
+	if a.onBuild {
+		return a.shareRows(bt)
+	}
+	return a.aloneRows(bt)
+}
+
+// keyRows returns the share rows of the next listed keys' build rows (build-side groups), up to a chunk, or
+// the null group's one share row when its place comes.
+func (a *GroupAggregate) keyRows() *column.Batch {
+	h := a.h
+	a.clear()
+	for len(a.sel) < shareChunkRows {
+		if a.row < 0 {
+			if a.next == a.nullAt && !a.nullDone {
+				break
+			}
+			if a.next >= len(a.firsts) {
+				break
+			}
+			a.head = a.firsts[a.next]
+			a.row = a.head
+			a.next++
+		}
+		a.take(a.row, a.sums[int(a.head)*a.stride], a.head)
+		if nx := h.next[a.row]; nx >= 0 {
+			a.row = nx
+		} else {
+			a.row = -1
+		}
+	}
+	if len(a.sel) > 0 {
+		return a.shareRows(h.table.Batch())
+	}
+	if a.next == a.nullAt && !a.nullDone {
+		a.nullDone = true
+		return a.nullShare()
+	}
+	return nil
+}
+
+// nullShare is the one share row of the preserved probe rows with no match (build-side groups): null group
+// keys, their count, their summary for the aggregates over the probe side, nothing for the others.
+func (a *GroupAggregate) nullShare() *column.Batch {
+	s := a.sums[a.h.table.N*a.stride:][:a.stride]
+	cols := make([]*column.Vector, 0, len(a.schema))
+	for _, t := range a.types {
+		cols = append(cols, column.NullVector(t, 1))
+	}
+	for _, t := range a.aggs {
+		out := column.NewVector(t.typ, 1)
+		switch {
+		case t.fn == "count":
+			out.AppendInt(s[0])
+		case t.onSide || s[t.word] == 0:
+			out.AppendNull()
+		default:
+			out.AppendInt(s[t.word+1])
+		}
+		cols = append(cols, out)
+	}
+	return column.NewBatch(cols, 1)
+}
+
+func (a *GroupAggregate) clear() {
+	a.sel, a.mult, a.heads = a.sel[:0], a.mult[:0], a.heads[:0]
+}
+
+// take notes row i of the batch being turned into share rows: m output rows, its key's head (-1: alone).
+func (a *GroupAggregate) take(i int32, m int64, head int32) {
+	a.sel = append(a.sel, i)
+	a.mult = append(a.mult, m)
+	a.heads = append(a.heads, head)
+}
+
+// shareRows makes the share rows of the taken rows of group-side batch b: each row's keys, its output rows
+// for count(), its own values times its output rows or as an extreme, and its key's summary of the fold side.
+func (a *GroupAggregate) shareRows(b *column.Batch) *column.Batch {
+	n := len(a.sel)
+	cols := make([]*column.Vector, 0, len(a.schema))
+	for _, c := range a.gkeys {
+		cols = append(cols, b.Cols[c].Gather(a.sel))
+	}
+	for _, t := range a.aggs {
+		out := column.NewVector(t.typ, n)
+		switch {
+		case t.fn == "count":
+			out.Ints = append(out.Ints, a.mult...)
+			out.SetLen(n)
+		case t.onSide && t.fn != "sum":
+			out = b.Cols[t.col].Gather(a.sel) // a min, max or distinct count takes the value once
+		case t.onSide:
+			v := b.Cols[t.col]
+			for j, r := range a.sel {
+				switch {
+				case v.IsNull(int(r)):
+					out.AppendNull()
+				case t.fn == "sum":
+					out.AppendInt(v.Ints[r] * a.mult[j])
+				default:
+					out.AppendInt(v.Ints[r])
+				}
+			}
+		default:
+			for _, head := range a.heads {
+				if head < 0 {
+					out.AppendNull()
+					continue
+				}
+				w := a.sums[int(head)*a.stride+t.word:][:2]
+				if w[0] == 0 {
+					out.AppendNull()
+				} else {
+					out.AppendInt(w[1])
+				}
+			}
+		}
+		cols = append(cols, out)
+	}
+	return column.NewBatch(cols, n)
+}
+
+// aloneRows makes the share rows of the taken rows of fold-side batch b, each an output row alone: null
+// group keys, one output row, its own values for the fold-side aggregates and nothing for the others.
+func (a *GroupAggregate) aloneRows(b *column.Batch) *column.Batch {
+	n := len(a.sel)
+	cols := make([]*column.Vector, 0, len(a.schema))
+	for _, t := range a.types {
+		cols = append(cols, column.NullVector(t, n))
+	}
+	for _, t := range a.aggs {
+		out := column.NewVector(t.typ, n)
+		switch {
+		case t.fn == "count":
+			for range n {
+				out.AppendInt(1)
+			}
+		case t.onSide:
+			out = column.NullVector(t.typ, n)
+		default:
+			v := b.Cols[t.col]
+			for _, r := range a.sel {
+				if v.IsNull(int(r)) {
+					out.AppendNull()
+				} else {
+					out.AppendInt(v.Ints[r])
+				}
+			}
+		}
+		cols = append(cols, out)
+	}
+	return column.NewBatch(cols, n)
+}
+
+// Combine returns the operator computing the grouped aggregates from a's share rows, with result schema
+// schema (the keys, then one column per aggregate): a Summarize by the keys taking the sum of the counts, the
+// sum of the sums, the min of the mins, the max of the maxes and the distinct count of the values.
+func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) *exec.Summarize {
+	k := len(a.types)
+	keys := make([]expr.Expr, k)
+	for i, t := range a.types {
+		keys[i] = &expr.ColumnRef{Index: i, T: t}
+	}
+	aggs := make([]exec.Agg, 0, len(a.aggs)+1)
+	for i, t := range a.aggs {
+		fn := t.fn
+		if fn == "count" {
+			fn = "sum"
+		}
+		aggs = append(aggs, exec.Agg{Func: fn, Arg: &expr.ColumnRef{Index: k + i, T: t.typ}, Type: schema[k+i].Type})
+	}
+	return exec.NewSummarize(a, schema, keys, aggs, budget)
+}
