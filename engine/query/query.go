@@ -93,6 +93,15 @@ func typeAll(ctx context.Context, sources map[string]source.Source, name string)
 // Columns is the output schema.
 func (p *Prepared) Columns() column.Schema { return p.plan.Schema() }
 
+// Strategies names the join strategies the plan runs, one per join, outermost first (none for a query
+// without joins): the strategy_chose event lists the same when the run starts.
+func (p *Prepared) Strategies() []string {
+	if s := p.plan.Strategies(); s != "" {
+		return strings.Split(s, ",")
+	}
+	return nil
+}
+
 // Explain describes the logical and physical plans.
 func (p *Prepared) Explain() string { return p.plan.Explain() }
 

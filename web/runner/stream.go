@@ -219,8 +219,10 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 			names = append(names, f.Name)
 		}
 	}
+	strategies := p.Strategies()
+	view, drawn := drawnJoin(strategies)
 	s.begin(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs,
-		Arbitrary: arbitraryTake(parsed)})
+		Arbitrary: arbitraryTake(parsed), Strategies: strategies, Strategy: drawn, View: view})
 	st, err := p.Run(ctx, func(b *column.Batch) error {
 		if rows, _ := s.pending(); rows+b.N > maxRowsPerMessage {
 			s.flush()
@@ -487,7 +489,7 @@ func forceStrategy(text string, parsed *kql.Query, name string) (string, []inser
 	return strings.Join(lines, ""), inserted, nil
 }
 
-// countingSource reports every batch read from a source as a KindScanRows event.
+// countingSource reports every batch read from a source as a trace.ScanRows event.
 type countingSource struct {
 	source.Source
 	sink  *stream

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -11,13 +12,14 @@ import (
 	"github.com/joinlab/joinlab/engine/trace/registry"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
+	"github.com/joinlab/joinlab/web/walkthrough"
 )
 
 // coverageRuns are the runs TestEveryEmittedKindIsFolded makes: every scenario's query as the planner chooses
 // and under every strategy and baseline the catalogue offers (okta-crowdstrike, 70 billion rows, under the
 // planner alone, as TestViewsTellTheTruth does), each scenario again with its connectors' rate limits at one
-// request a second, so requests are throttled and retried, and the user's own tables, read as files and
-// served through a simulated connector.
+// request a second, the Okta scenario with faults and as a full outer paged join, and the user's own tables,
+// read as files and served through a simulated connector.
 func coverageRuns() map[string]*protocol.Run {
 	cat := runner.Catalogue()
 	runs := map[string]*protocol.Run{}
@@ -36,6 +38,13 @@ func coverageRuns() map[string]*protocol.Run {
 		}
 		if len(knobs) > 0 && sc.Name != "okta-crowdstrike" {
 			runs[sc.Name+"/throttled"] = &protocol.Run{Query: sc.Query, Scenario: sc.Name, Seed: 1, Knobs: knobs}
+		}
+		if sc.Name == "okta-crowdstrike-small" {
+			// Faults, retried; and the paged join's outer rows (the null keys and the probe side's unmatched).
+			runs[sc.Name+"/faults"] = &protocol.Run{Query: sc.Query, Scenario: sc.Name, Seed: 1,
+				Knobs: map[string]float64{"transient_rate": 0.4, "truncate_rate": 0.4}}
+			runs[sc.Name+"/paged-fullouter"] = &protocol.Run{Query: strings.NewReplacer("kind=inner", "kind=fullouter", "| take 100", "").Replace(sc.Query),
+				Scenario: sc.Name, Seed: 1, Strategy: "paged"}
 		}
 	}
 	users := `{"id":1,"name":"ana"}` + "\n" + `{"id":2,"name":"bob"}` + "\n" + `{"id":3,"name":"cy"}`
@@ -56,8 +65,8 @@ func coverageRuns() map[string]*protocol.Run {
 	return runs
 }
 
-// TestEveryEmittedKindIsFolded runs every strategy, baseline, scenario and connector (coverageRuns) as the
-// page receives them: each message through the JSON the worker posts (the registry's compact codec encodes
+// TestEveryEmittedKindIsFolded runs every strategy, baseline, scenario and connector (coverageRuns) and every
+// walkthrough as the page receives them: each message through the JSON the worker posts (the registry's compact codec encodes
 // each event, and refuses a kind it has no decoder for), each event decoded again as the page does
 // (protocol.DecodeEvent), then folded. It fails if any event the engine or the runner emitted cannot be
 // encoded or decoded, or comes back different, or is a kind no view's fold takes (TraceView.fold reports it).
@@ -71,6 +80,10 @@ func TestEveryEmittedKindIsFolded(t *testing.T) {
 				t.Parallel()
 				tv := NewTraceView()
 				runner.Stream(t.Context(), 1, run, func(m protocol.Message) {
+					if m.Type == protocol.MessageError {
+						// A strategy that cannot run a query says so; its events so far still count.
+						t.Logf("%s", m.Error.Message)
+					}
 					for _, e := range throughThePage(t, m) {
 						if !tv.fold(e) {
 							t.Errorf("no view folds %s events (%+v)", e.Kind(), e.Payload)
@@ -82,6 +95,34 @@ func TestEveryEmittedKindIsFolded(t *testing.T) {
 						mu.Unlock()
 					}
 				}, nil)
+			})
+		}
+		// The walkthroughs' runs: inline tables behind connectors with the teaching caps, where pages cut tie
+		// groups. The walkthrough package runs them natively; their events go through the page's codec here.
+		walks, err := walkthrough.LoadDir(os.DirFS("../../assets"), "walkthroughs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range walks {
+			t.Run("walkthrough/"+w.Name, func(t *testing.T) {
+				t.Parallel()
+				states, err := w.States()
+				if err != nil {
+					t.Fatal(err)
+				}
+				tv := NewTraceView()
+				for _, st := range states {
+					for _, e := range throughThePage(t, protocol.Message{Type: protocol.MessageBatch, Events: st.Events}) {
+						if !tv.fold(e) {
+							t.Errorf("no view folds %s events (%+v)", e.Kind(), e.Payload)
+						}
+						mu.Lock()
+						if _, seen := emitted[e.Kind()]; !seen {
+							emitted[e.Kind()] = w.Name
+						}
+						mu.Unlock()
+					}
+				}
 			})
 		}
 	})

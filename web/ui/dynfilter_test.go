@@ -86,8 +86,8 @@ func TestHashViewDrawsTheDynamicFilter(t *testing.T) {
 		filterEvent("Okta", "in", 86, []int{10, 10, 6}, []int{775, 778, 670}, 10, 4096, ""),
 	})
 	s, _ := ready(t)
-	s.Run = &Run{ID: 1, Status: StatusDone, Trace: Fold(events), Explain: "hash join kind=inner"}
-	if v := s.Run.View(); v != viewHash {
+	s.Run = &Run{ID: 1, Status: StatusDone, Trace: Fold(events), Explain: "hash join kind=inner", ViewName: protocol.ViewHash, Drawn: "hash"}
+	if v := s.Run.View(); v != protocol.ViewHash {
 		t.Fatalf("drawn by the %s view", v)
 	}
 	html, _ := render(t, s)

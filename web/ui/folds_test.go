@@ -5,6 +5,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/web/runner/protocol"
 )
 
 // The paged join sends a page's tie_group_cut before that page's page_fetched: the mark goes on the page
@@ -50,27 +51,21 @@ func TestSweepTotalsAcrossSweeps(t *testing.T) {
 	}
 }
 
-// The view is chosen from strategy_chose's list: the alerting scenario's sweep under two hash joins is
-// drawn as a sweep; a forced strategy draws before the event comes.
-func TestViewFromStrategyChose(t *testing.T) {
+// The page draws the view the engine's started message names; before it comes, the view of the strategy the
+// run asked for.
+func TestViewFromStarted(t *testing.T) {
 	for _, c := range []struct {
-		strategies, forced, want string
+		started, drawn, asked, want string
 	}{
-		{"hash,hash,sweep", "", viewSweep},
-		{"hash", "", viewHash},
-		{"salted_naive_wrong", "", viewSalted},
-		{"grace,grace", "", viewGrace},
-		{"", "keyset-lt", viewPaged},
-		{"", "", viewGeneric},
-		{"mystery", "", viewGeneric},
+		{protocol.ViewSweep, "sweep", "", protocol.ViewSweep},
+		{protocol.ViewSalted, "salted_naive_wrong", "salted", protocol.ViewSalted},
+		{"", "", "keyset-lt", protocol.ViewPaged},
+		{"", "", "", protocol.ViewGeneric},
+		{"", "", "mystery", protocol.ViewGeneric},
 	} {
-		tv := NewTraceView()
-		if c.strategies != "" {
-			tv.Add(ev(trace.KindStrategyChose, 0, "", map[string]any{"strategy": "x", "strategies": c.strategies}))
-		}
-		r := &Run{Trace: tv, Strategy: c.forced}
-		if got := r.View(); got != c.want {
-			t.Errorf("strategies %q forced %q: the %s view, want %s", c.strategies, c.forced, got, c.want)
+		r := &Run{Trace: NewTraceView(), Strategy: c.asked, ViewName: c.started, Drawn: c.drawn}
+		if got := r.View(); got != c.want || r.DrawnStrategy() != cmp(c.drawn, c.asked) {
+			t.Errorf("started %q asked %q: the %s view drawing %s, want %s", c.started, c.asked, got, r.DrawnStrategy(), c.want)
 		}
 	}
 }

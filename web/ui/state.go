@@ -160,8 +160,11 @@ type Run struct {
 	// Strategy is the join strategy: the one the run asked for until the engine's strategy_chose names the
 	// first join's.
 	Strategy string
-	Stats    *protocol.Stats
-	Err      *protocol.Error
+	// ViewName is the view that draws the run and Drawn the join it draws, as the engine's started message
+	// names them ("" before it comes): see View.
+	ViewName, Drawn string
+	Stats           *protocol.Stats
+	Err             *protocol.Error
 	// Paused is set while the engine holds the run (after the batch it was posting); Step lets one more through.
 	Paused bool
 	// Batches counts the batch messages received; PauseAfter, when positive, is the batch the engine holds
@@ -249,6 +252,7 @@ func (s *State) Apply(m protocol.Message) {
 	switch m.Type {
 	case protocol.MessageStarted:
 		r.Columns, r.Explain, r.Inputs, r.Arbitrary = m.Columns, m.Explain, m.Inputs, m.Arbitrary
+		r.ViewName, r.Drawn = m.View, m.Strategy
 		r.live().Inputs = m.Inputs
 		r.Trace.Inputs = m.Inputs
 	case protocol.MessageBatch:

@@ -14,6 +14,7 @@ import (
 	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/trace"
+	"github.com/joinlab/joinlab/engine/trace/registry"
 	"github.com/joinlab/joinlab/web/runner"
 	"github.com/joinlab/joinlab/web/runner/protocol"
 )
@@ -446,7 +447,7 @@ func TestPlaybackWithoutAVirtualClock(t *testing.T) {
 }
 
 // BenchmarkTapeMemory reports what a tape holds per event (bytes/event) for real runs, their events decoded
-// from JSON as the page decodes them: a 5,000,000-row hash join over the playground's tables, and a paged
+// from the compact codec as the page decodes them: a 5,000,000-row hash join over the playground's tables, and a paged
 // join of the small Okta scenario in pages of 20 rows.
 func BenchmarkTapeMemory(b *testing.B) {
 	for _, c := range []struct {
@@ -467,7 +468,10 @@ func BenchmarkTapeMemory(b *testing.B) {
 					b.Fatalf("the run failed: %s", m.Error.Message)
 				}
 				for _, e := range m.Events {
-					data, _ := json.Marshal(e)
+					data, err := registry.AppendCompact(nil, e)
+					if err != nil {
+						b.Fatal(err)
+					}
 					raws = append(raws, data)
 				}
 			}, nil)
@@ -478,8 +482,8 @@ func BenchmarkTapeMemory(b *testing.B) {
 				runtime.ReadMemStats(&before)
 				tape := NewTape(nil)
 				for _, raw := range raws {
-					var e trace.Event
-					if err := json.Unmarshal(raw, &e); err != nil {
+					e, err := protocol.DecodeEvent(raw)
+					if err != nil {
 						b.Fatal(err)
 					}
 					tape.Add(e)

@@ -20,6 +20,8 @@ type realRun struct {
 	rows    [][]string
 	cols    []string
 	explain string
+	// view and drawn are the view and the join the started message named.
+	view, drawn string
 }
 
 func runForReal(t *testing.T, r *protocol.Run) realRun {
@@ -31,7 +33,7 @@ func runForReal(t *testing.T, r *protocol.Run) realRun {
 		out.events = append(out.events, m.Events...)
 		switch m.Type {
 		case protocol.MessageStarted:
-			out.cols, out.explain = m.Columns, m.Explain
+			out.cols, out.explain, out.view, out.drawn = m.Columns, m.Explain, m.View, m.Strategy
 		case protocol.MessageBatch:
 			out.rows = append(out.rows, protocol.UnpackRows(m.Rows, len(out.cols))...)
 		case protocol.MessageDone:
@@ -109,7 +111,7 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 	tv := Fold(run.events)
 	st := run.stats
 	d := st.Details
-	r := &Run{Status: StatusDone, Strategy: forced, Trace: tv, Stats: st, Columns: run.cols}
+	r := &Run{Status: StatusDone, Strategy: forced, Trace: tv, Stats: st, Columns: run.cols, ViewName: run.view, Drawn: run.drawn}
 	for _, row := range run.rows {
 		r.Rows.Append(protocol.PackRows([][]string{row}))
 	}
@@ -123,10 +125,10 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 		t.Fatalf("forced %s, the engine ran %v", forced, tv.Strategies)
 	}
 	view := r.View()
-	if forced != "" && view != viewOf(forced) {
+	if forced != "" && view != protocol.ViewOf(forced) {
 		t.Errorf("forced %s, drawn by the %s view", forced, view)
 	}
-	if view == viewGeneric || (view == viewHash && slices.ContainsFunc(tv.Strategies, func(s string) bool { return viewOf(s) != viewHash })) {
+	if view == protocol.ViewGeneric || (view == protocol.ViewHash && slices.ContainsFunc(tv.Strategies, func(s string) bool { return protocol.ViewOf(s) != protocol.ViewHash })) {
 		t.Errorf("strategies %v drawn by the %s view", tv.Strategies, view)
 	}
 	if tv.MemoryHigh != st.MemoryPeak {
@@ -151,16 +153,16 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 		if pages != st.RowsScanned || tv.RunReads != st.RowsScanned {
 			t.Errorf("rows read from connectors: %d by source, %d in all, stats %d", pages, tv.RunReads, st.RowsScanned)
 		}
-		if view == viewHash && len(tv.Scans) > 0 && (&HashView{Run: r}).Bars()[0].Text == "0" {
+		if view == protocol.ViewHash && len(tv.Scans) > 0 && (&HashView{Run: r}).Bars()[0].Text == "0" {
 			t.Errorf("the hash view's build bar shows no rows: %+v", (&HashView{Run: r}).Bars()[0])
 		}
 	}
 	switch view {
-	case viewHash, viewGrace, viewSalted:
+	case protocol.ViewHash, protocol.ViewGrace, protocol.ViewSalted:
 		checkDynFilters(t, r, run.events, d)
 	}
 	switch view {
-	case viewSweep:
+	case protocol.ViewSweep:
 		s := tv.Sweep
 		for _, c := range []struct {
 			what string
@@ -180,7 +182,7 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 				t.Errorf("sweep view: %v partitions pruned, details %d", s.Pruned, want)
 			}
 		}
-	case viewSalted:
+	case protocol.ViewSalted:
 		s := tv.Salted
 		if s.ReplicatedKeys > 0 {
 			if want := detailInt(t, d, "rows_replicated"); int64(s.Replicated) != want {
@@ -227,7 +229,7 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 			w := r.wrongRows()
 			t.Logf("salted_naive_wrong: %d wrong rows of %d", len(w.Rows), w.Checked)
 		}
-	case viewPaged:
+	case protocol.ViewPaged:
 		p := tv.Paged
 		if n, ok := d["pages"]; ok && len(p.Pages) < maxPages {
 			if want := detailInt(t, d, "pages"); int64(len(p.Pages)) != want {
@@ -246,7 +248,7 @@ func checkTruth(t *testing.T, forced string, run realRun) {
 				t.Errorf("paged view: %d filter slices drawn, details %d", len(p.Slices), want)
 			}
 		}
-	case viewGrace:
+	case protocol.ViewGrace:
 		g := tv.Grace
 		if want := detailInt(t, d, "repartition_levels"); int64(g.Levels) != want {
 			t.Errorf("grace view: re-partition level %d, details %d", g.Levels, want)
@@ -286,11 +288,11 @@ func TestSaltedTrapMarksWrongRows(t *testing.T) {
 			}
 			checkTruth(t, c.strategy, run)
 			r := &Run{ID: 1, Status: StatusDone, Trace: Fold(run.events), Stats: run.stats, Columns: run.cols,
-				Explain: run.explain}
+				Explain: run.explain, ViewName: run.view, Drawn: run.drawn}
 			for _, row := range run.rows {
 				r.Rows.Append(protocol.PackRows([][]string{row}))
 			}
-			if v := r.View(); v != viewSalted {
+			if v := r.View(); v != protocol.ViewSalted {
 				t.Fatalf("drawn by the %s view", v)
 			}
 			w := r.wrongRows()

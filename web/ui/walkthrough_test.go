@@ -149,7 +149,7 @@ func TestEveryStepHoldsInThePage(t *testing.T) {
 			// wrong rows marked.
 			if r := s.Run; len(r.Trace.Strategies) > 0 {
 				view := r.View()
-				if slices.Contains(r.Trace.Strategies, "sweep") && view != viewSweep {
+				if slices.Contains(r.Trace.Strategies, "sweep") && view != protocol.ViewSweep {
 					t.Errorf("%s step %d: joins %v drawn by the %s view", st.Name, k, r.Trace.Strategies, view)
 				}
 				if !strings.Contains(html, `id="view-`+view+`"`) {

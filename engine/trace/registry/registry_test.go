@@ -2,7 +2,9 @@ package registry
 
 import (
 	"encoding/json"
+	"os/exec"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,3 +100,24 @@ func TestUnknownKindsAreErrors(t *testing.T) {
 type unregistered struct{}
 
 func (unregistered) Kind() trace.Kind { return "unregistered" }
+
+// The page imports this package to decode events: it must bring no more of the engine than the event types
+// (and engine/memory, a leaf, for the budget's), or the page's WebAssembly would carry the engine it leaves to
+// its worker.
+func TestTheRegistryCarriesNoEngine(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/joinlab/joinlab/"
+	allowed := map[string]bool{
+		"engine/trace": true, "engine/trace/registry": true, "engine/memory": true,
+		"engine/connector/connevent": true, "engine/dynfilter/dfevent": true, "engine/join/joinevent": true,
+		"engine/plan/planevent": true,
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if rest, ok := strings.CutPrefix(pkg, module); ok && !allowed[rest] {
+			t.Errorf("the registry imports %s", pkg)
+		}
+	}
+}

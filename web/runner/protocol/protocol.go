@@ -180,6 +180,11 @@ type Message struct {
 	// Arbitrary is set when the query takes rows with no sort before the take: which rows it keeps is the
 	// strategy's choice, so two strategies' rows may rightly differ.
 	Arbitrary bool `json:"arbitrary,omitempty"`
+	// Strategies are the join strategies the plan runs, one per join, outermost first; View names the view
+	// that draws the run (one of the View constants) and Strategy the join it draws, of those.
+	Strategies []string `json:"strategies,omitempty"`
+	Strategy   string   `json:"strategy,omitempty"`
+	View       string   `json:"view,omitempty"`
 
 	// Batch: rows as display text ("" for null) packed by PackRows, and the trace events since the last batch.
 	// Rows travel beside the message's JSON, not in it (see Post): decoding them from a JSON string cost the
@@ -347,6 +352,37 @@ func SplitRow(row string, columns int) []string {
 		return []string{}
 	}
 	return strings.SplitN(row, cellSep, columns)
+}
+
+// The views that draw a run, as a started message names them: one per family of strategies, and the generic
+// tally of a trace for a query whose joins have no drawing.
+const (
+	ViewHash    = "hash"
+	ViewGrace   = "grace"
+	ViewSalted  = "salted"
+	ViewSweep   = "sweep"
+	ViewPaged   = "paged"
+	ViewGeneric = "generic"
+)
+
+// ViewOf names the view that draws a strategy, by the name the planner registers it under (engine/plan);
+// TestEveryStrategyHasAView (web/runner) holds the catalogue to it. The engine's worker names the view of each
+// run in its started message with it; the page asks it only of the strategy a run was asked for, before that
+// message comes.
+func ViewOf(strategy string) string {
+	switch strategy {
+	case "hash", "nestedloop":
+		return ViewHash
+	case "grace":
+		return ViewGrace
+	case "salted", "salted_naive_wrong", "broadcast", "shuffle":
+		return ViewSalted
+	case "sweep":
+		return ViewSweep
+	case "paged", "fetchall", "timewindow", "distinctkeys", "keyset-lt", "keyset-le":
+		return ViewPaged
+	}
+	return ViewGeneric
 }
 
 // OpOutput is the Op of the runner's trace.RowsEmitted events: the rows delivered to the page (a join's own
