@@ -69,7 +69,7 @@ func TestSmallGraceAndSaltedRunsDrawTheirRows(t *testing.T) {
 		}
 		if c.strategy == "grace" {
 			var want []string
-			for _, pr := range f.Grace.Small {
+			for _, pr := range f.Grace.InOrder() {
 				want = append(want, fmt.Sprintf("%s@%d:%s|%s", pr.ID, pr.Level, strings.Join(pr.Left, ","), strings.Join(pr.Right, ",")))
 			}
 			if len(want) < 3 {

@@ -61,8 +61,9 @@ func (c *GraceView) SubNote() string {
 	return " (and " + count(int64(len(g.Bins)-g.TopPartitions())) + " sub-partitions from re-partitioning)"
 }
 
-// SmallRows is a small run's rows by partition (GraceSummary.Small), or nil for a run too large to list them.
-func (c *GraceView) SmallRows() []*PartitionRows { return c.Run.Trace.Grace.Small }
+// SmallRows is a small run's rows by partition, in the table's order (GraceSummary.InOrder), or nil for a run
+// too large to list them.
+func (c *GraceView) SmallRows() []*PartitionRows { return c.Run.Trace.Grace.InOrder() }
 
 // PartName names a partition's row of the table: its id, or what the null-key rows are.
 func (c *GraceView) PartName(p *PartitionRows) string {

@@ -68,8 +68,23 @@ func (c *SaltedView) Cell(s string) string {
 	return s
 }
 
-// SmallRows is a small run's rows by worker (SaltedSummary.Small), or nil for a run too large to list them.
-func (c *SaltedView) SmallRows() []*WorkerRows { return c.Run.Trace.Salted.Small }
+// SmallRows is a small run's rows by worker (SaltedSummary.Small), or nil for a run too large to list them,
+// or whose copies would draw more than maxSmallCells rows.
+func (c *SaltedView) SmallRows() []*WorkerRows {
+	n := 0
+	for _, w := range c.Run.Trace.Salted.Small {
+		n += len(w.Left) + len(w.Right)
+	}
+	if n > maxSmallCells {
+		return nil
+	}
+	return c.Run.Trace.Salted.Small
+}
+
+// maxSmallCells bounds the rows the salted table draws after salting (each a DOM element, and about as many
+// before). Inputs of SmallSideRows rows over the rule's 4 workers make at most a few hundred; a width forced
+// to 64 could copy every expanded row 64 times, which no one reads row by row.
+const maxSmallCells = 1000
 
 // WorkerName names a worker's row of the table.
 func (c *SaltedView) WorkerName(w *WorkerRows) string {

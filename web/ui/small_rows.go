@@ -2,6 +2,8 @@ package ui
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/joinlab/joinlab/engine/join/joinevent"
 )
@@ -60,6 +62,44 @@ func (g *GraceSummary) addKeys(op string, p joinevent.PartitionKeys) {
 	} else {
 		pr.Right = append(pr.Right, p.Keys...)
 	}
+}
+
+// InOrder is Small as a table lists it: each join's partitions (in the order the trace first named the join)
+// by id, a sub-partition right after its parent (3, 3.0, 3.1, 4), and the null-key rows last.
+func (g *GraceSummary) InOrder() []*PartitionRows {
+	ops := map[string]int{}
+	for _, p := range g.Small {
+		if _, ok := ops[p.Op]; !ok {
+			ops[p.Op] = len(ops)
+		}
+	}
+	out := slices.Clone(g.Small)
+	slices.SortStableFunc(out, func(a, b *PartitionRows) int {
+		if c := ops[a.Op] - ops[b.Op]; c != 0 {
+			return c
+		}
+		if (a.ID == "") != (b.ID == "") {
+			if a.ID == "" {
+				return 1
+			}
+			return -1
+		}
+		return comparePartitionIDs(a.ID, b.ID)
+	})
+	return out
+}
+
+// comparePartitionIDs orders partition ids as paths of numbers: 2 < 10, and 3 < 3.0 < 3.1 < 4.
+func comparePartitionIDs(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x - y
+		}
+	}
+	return len(as) - len(bs)
 }
 
 // WorkerRows is one worker's rows in a small salted run, each side's in the order routed. Worker -1 is the

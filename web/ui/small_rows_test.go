@@ -339,3 +339,19 @@ func smallDump(v *TraceView) string {
 	}
 	return b.String()
 }
+
+// TestPartitionsInTableOrder: the Grace table lists partitions as paths of numbers, each sub-partition after
+// its parent, the null-key rows last.
+func TestPartitionsInTableOrder(t *testing.T) {
+	g := &GraceSummary{}
+	for _, id := range []string{"10", "2", "", "3.1", "3", "3.0", "0"} {
+		g.addKeys("grace on k", joinevent.PartitionKeys{Side: "left", Partition: id, Keys: []string{"1"}})
+	}
+	var got []string
+	for _, p := range g.InOrder() {
+		got = append(got, p.ID)
+	}
+	if want := []string{"0", "2", "3", "3.0", "3.1", "10", ""}; !slices.Equal(got, want) {
+		t.Errorf("partitions in the order %q, want %q", got, want)
+	}
+}
