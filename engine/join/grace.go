@@ -88,7 +88,8 @@ type Grace struct {
 	levels, hotKeys int
 
 	// The keys of the side being written, per partition, while it may still be small enough to list
-	// (joinevent.SmallSideRows): small is nil once it is not, or when nothing records the trace.
+	// (joinevent.SmallSideRows): small is nil once it is not, or when nothing records the trace. At most
+	// SmallSideRows labels of keyLabelBytes, for the trace: not grown on the budget.
 	small     [][]string
 	smallNull []string // level 0: the rows whose key is null, set aside
 	smallRows int      // rows of the side seen so far

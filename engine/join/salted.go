@@ -89,7 +89,9 @@ type Salted struct {
 
 // smallRoute is the rows of a small run as they are routed, for the trace (joinevent.WorkerRows): per side
 // (0 left, 1 right), per worker, and apart. Each row keeps its encoded key beside the label, to tell which
-// rows find a partner on their worker: labels are cut, encodings are not.
+// rows find a partner on their worker: labels are cut, encodings are not. It holds at most SmallSideRows rows a
+// side, an expanded row once per worker: a few kilobytes for the trace, not rows the join holds, so it is not
+// grown on the budget.
 type smallRoute struct {
 	workers [2][][]smallRow
 	apart   []smallRow
