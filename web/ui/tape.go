@@ -152,7 +152,10 @@ func (t *TraceView) Clone() *TraceView {
 	}
 	c.Grace.index = maps.Clone(t.Grace.index)
 	c.Grace.HotKeys = slices.Clone(t.Grace.HotKeys)
-	c.Grace.Small = make([]*PartitionRows, len(t.Grace.Small))
+	c.Grace.Small = nil // as a fold leaves it with no small run, so a clone compares equal
+	if t.Grace.Small != nil {
+		c.Grace.Small = make([]*PartitionRows, len(t.Grace.Small))
+	}
 	for i, p := range t.Grace.Small {
 		np := *p
 		np.Left, np.Right = slices.Clip(p.Left), slices.Clip(p.Right) // an append then copies, not shares
@@ -162,7 +165,10 @@ func (t *TraceView) Clone() *TraceView {
 
 	c.Salted.Before, c.Salted.After = maps.Clone(t.Salted.Before), maps.Clone(t.Salted.After)
 	c.Salted.HeavyKeys = slices.Clone(t.Salted.HeavyKeys)
-	c.Salted.Small = make([]*WorkerRows, len(t.Salted.Small))
+	c.Salted.Small = nil
+	if t.Salted.Small != nil {
+		c.Salted.Small = make([]*WorkerRows, len(t.Salted.Small))
+	}
 	for i, w := range t.Salted.Small {
 		nw := *w
 		nw.Left, nw.Right = slices.Clip(w.Left), slices.Clip(w.Right)
