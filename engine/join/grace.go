@@ -86,6 +86,14 @@ type Grace struct {
 	handOver func(*dynfilter.Collector) error
 
 	levels, hotKeys int
+
+	// The keys of the side being written, per partition, while it may still be small enough to list
+	// (joinevent.SmallSideRows): small is nil once it is not, or when nothing records the trace. At most
+	// SmallSideRows labels of keyLabelBytes, for the trace: not grown on the budget.
+	small     [][]string
+	smallNull []string // level 0: the rows whose key is null, set aside
+	smallRows int      // rows of the side seen so far
+	keyBuf    []byte
 }
 
 // GraceConfig tunes one Grace join: the planner's estimate of the smaller side, and test knobs.
@@ -362,6 +370,7 @@ func (g *Grace) sideSchema(s int) column.Schema {
 func (g *Grace) startSide(s int) error {
 	g.side = s
 	g.writers = nil
+	g.listKeys(g.fanout)
 	return g.grow("partition page buffers", int64(g.fanout)*int64(g.pageBytes))
 }
 
@@ -421,6 +430,7 @@ func (g *Grace) partitionStep(ctx context.Context) (*column.Batch, error) {
 			return nil, err
 		}
 	}
+	g.noteKeys(keys, b.N, g.assign)
 	ls, rs := g.spec.Kind.sides()
 	keep := ls.unmatched || ls.anti
 	if s == 1 {
@@ -466,11 +476,50 @@ func (g *Grace) finishWriters(level, fanout int, parent string) ([]spill.Run, er
 	for p, r := range runs {
 		g.emit(joinevent.PartitionWritten{Side: sideName(g.side), Partition: childID(parent, p),
 			Level: level, Rows: r.Rows, Bytes: r.Bytes, Pages: r.Pages})
+		if g.small != nil && len(g.small[p]) > 0 {
+			g.emit(joinevent.PartitionKeys{Side: sideName(g.side), Partition: childID(parent, p), Level: level,
+				Keys: g.small[p]})
+		}
 	}
+	if g.small != nil && len(g.smallNull) > 0 {
+		g.emit(joinevent.PartitionKeys{Side: sideName(g.side), Level: level, Keys: g.smallNull})
+	}
+	g.small, g.smallNull = nil, nil
 	g.emit(joinevent.Spill{Side: sideName(g.side), Level: level, Partitions: fanout,
 		Rows: rows, Bytes: bytes, Pages: pages, PageBytes: g.pageBytes})
 	g.writers = nil
 	return runs, nil
+}
+
+// listKeys starts listing the keys of the side about to be written into fanout partitions, for the trace of
+// a small run (joinevent.PartitionKeys); without a trace to record them there is nothing to list.
+func (g *Grace) listKeys(fanout int) {
+	g.small, g.smallNull, g.smallRows = nil, nil, 0
+	if g.env.Trace != nil {
+		g.small = make([][]string, fanout)
+	}
+}
+
+// noteKeys lists the keys of a batch of n rows assigned to partitions (partition.NullKey: set aside), until
+// the side passes joinevent.SmallSideRows rows: then it lists nothing more, so a large side costs one
+// comparison a batch and the trace never carries its keys.
+func (g *Grace) noteKeys(keys []*column.Vector, n int, assign []int32) {
+	if g.small == nil {
+		return
+	}
+	if g.smallRows += n; g.smallRows > joinevent.SmallSideRows {
+		g.small, g.smallNull = nil, nil
+		return
+	}
+	var label string
+	for i, p := range assign[:n] {
+		label, g.keyBuf = rowKeyLabel(g.spec.KeyTypes, keys, i, g.keyBuf)
+		if p == partition.NullKey {
+			g.smallNull = append(g.smallNull, label)
+			continue
+		}
+		g.small[p] = append(g.small[p], label)
+	}
 }
 
 func childID(parent string, p int) string {
@@ -572,6 +621,10 @@ func (g *Grace) repartition(ctx context.Context, p *gracePair, need, avail int64
 		if err := g.openWriters(s, fanout); err != nil {
 			return err
 		}
+		g.small = nil
+		if r.Rows <= joinevent.SmallSideRows {
+			g.listKeys(fanout)
+		}
 		g.traceRead(p, s)
 		rd := spill.NewReader(r, g.codecs[s])
 		part := partition.Partitioner{Seed: seed, Fanout: fanout}
@@ -593,6 +646,7 @@ func (g *Grace) repartition(ctx context.Context, p *gracePair, need, avail int64
 					return err
 				}
 			}
+			g.noteKeys(keys, b.N, g.assign)
 		}
 		runs, err := g.finishWriters(level, fanout, p.id)
 		if err != nil {

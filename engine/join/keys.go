@@ -3,6 +3,7 @@ package join
 import (
 	"encoding/binary"
 	"math"
+	"unicode/utf8"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
@@ -96,4 +97,23 @@ func appendJoinKey(dst []byte, v *column.Vector, i int) []byte {
 	s := v.Strs[i]
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
+}
+
+// keyLabelBytes bounds a key as the trace lists it for a small run (joinevent.PartitionKeys, WorkerRows): a
+// longer text is cut and ends in "…", so sixty keys stay a few kilobytes whatever the data holds.
+const keyLabelBytes = 48
+
+// rowKeyLabel writes row i's key for people (see saltKeyLabel: null as null, text quoted), cut to
+// keyLabelBytes; buf is scratch space, returned for reuse.
+func rowKeyLabel(types []column.Type, keys []*column.Vector, i int, buf []byte) (string, []byte) {
+	buf = appendSaltKey(buf[:0], keys, i)
+	s := saltKeyLabel(types, string(buf))
+	if len(s) > keyLabelBytes {
+		cut := keyLabelBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s, buf
 }

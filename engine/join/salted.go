@@ -83,6 +83,34 @@ type Salted struct {
 	keySize int64         // bytes held by the key counts
 	// maxOut bounds the rows of the workers' output batches (tests shrink it).
 	maxOut int
+	// small lists the rows routed while both inputs may still be small (see smallRoute); nil once not.
+	small *smallRoute
+}
+
+// smallRoute is the rows of a small run as they are routed, for the trace (joinevent.WorkerRows): per side
+// (0 left, 1 right), per worker, and apart. Each row keeps its encoded key beside the label, to tell which
+// rows find a partner on their worker: labels are cut, encodings are not. It holds at most SmallSideRows rows a
+// side, an expanded row once per worker: a few kilobytes for the trace, not rows the join holds, so it is not
+// grown on the budget.
+type smallRoute struct {
+	workers [2][][]smallRow
+	apart   []smallRow
+	read    [2]int // input rows read per side
+	buf     []byte
+}
+
+type smallRow struct {
+	key string // appendSaltKey's encoding; "" for a null key, which matches nothing
+	row joinevent.SaltedRow
+}
+
+// note lists one routed row of side (0 left) at worker w (-1: apart).
+func (r *smallRoute) note(side, w int, key string, row joinevent.SaltedRow) {
+	if w < 0 {
+		r.apart = append(r.apart, smallRow{key: key, row: row})
+		return
+	}
+	r.workers[side][w] = append(r.workers[side][w], smallRow{key: key, row: row})
 }
 
 type saltedState int
@@ -677,6 +705,9 @@ func (s *Salted) route(ctx context.Context) error {
 		}
 		s.apart = column.NewTable(es)
 	}
+	if s.env.Trace != nil {
+		s.small = &smallRoute{workers: [2][][]smallRow{make([][]smallRow, W), make([][]smallRow, W)}}
+	}
 	var nullRR int // round-robin for null-key rows: they match nothing, so any worker may hold them
 	var bytesBefore, bytesAfter, apartBytes int64
 	readSide := func(left, spread bool) error {
@@ -698,6 +729,26 @@ func (s *Salted) route(ctx context.Context) error {
 				idx[i] = idx[i][:0]
 			}
 			apartIdx = apartIdx[:0]
+			sideNo := 1
+			if left {
+				sideNo = 0
+			}
+			small := s.small
+			if small != nil {
+				if small.read[sideNo] += b.N; small.read[sideNo] > joinevent.SmallSideRows {
+					s.small, small = nil, nil
+				}
+			}
+			// noteRow lists row i at worker w (-1: apart) under salt (and as a copy) when the run is small.
+			noteRow := func(i, w, salt int, copied bool, key string) {
+				if small == nil {
+					return
+				}
+				var label string
+				label, small.buf = rowKeyLabel(s.spec.KeyTypes, kc, i, small.buf)
+				small.note(sideNo, w, key, joinevent.SaltedRow{Row: small.read[sideNo] - b.N + i + 1, Key: label,
+					Salt: salt, Copy: copied})
+			}
 			for i := 0; i < b.N; i++ {
 				row := int32(i)
 				if hasNullKey(kc, i) {
@@ -705,12 +756,14 @@ func (s *Salted) route(ctx context.Context) error {
 					case spread || p.Naive:
 						w := nullRR % W
 						nullRR++
+						noteRow(i, w, 0, false, "")
 						idx[w] = append(idx[w], row)
 						s.workers[w].addBefore(rb[i])
 						s.workers[w].add(1, rb[i])
 						bytesBefore += rb[i]
 						bytesAfter += rb[i]
 					case fullApart:
+						noteRow(i, -1, 0, false, "")
 						apartIdx = append(apartIdx, row)
 						s.workers[nullRR%W].addBefore(rb[i])
 						nullRR++
@@ -726,6 +779,7 @@ func (s *Salted) route(ctx context.Context) error {
 				if !ok {
 					if !spread && fullApart {
 						// No spread row has this key: the row is unmatched, output once, apart.
+						noteRow(i, -1, 0, false, string(buf))
 						apartIdx = append(apartIdx, row)
 						s.workers[home].addBefore(rb[i])
 						bytesBefore += rb[i]
@@ -757,6 +811,7 @@ func (s *Salted) route(ctx context.Context) error {
 				bytesBefore += rb[i]
 				switch {
 				case st.salts == nil:
+					noteRow(i, home, 0, false, string(buf))
 					idx[home] = append(idx[home], row)
 					s.workers[home].add(1, rb[i])
 					bytesAfter += rb[i]
@@ -765,11 +820,13 @@ func (s *Salted) route(ctx context.Context) error {
 					st.next = (st.next + 1) % W
 					st.salts[salt]++
 					w := (home + salt) % W
+					noteRow(i, w, salt, false, string(buf))
 					idx[w] = append(idx[w], row)
 					s.workers[w].add(1, rb[i])
 					bytesAfter += rb[i]
 				default: // expanded: one copy per salt, so one per worker
 					for w := range idx {
+						noteRow(i, w, (w-home+W)%W, true, string(buf))
 						idx[w] = append(idx[w], row)
 						s.workers[w].add(1, rb[i])
 					}
@@ -828,7 +885,49 @@ func (s *Salted) route(ctx context.Context) error {
 		}
 	}
 	s.report(stats, bytesBefore, bytesAfter+apartBytes)
+	s.reportSmall()
 	return nil
+}
+
+// reportSmall emits the rows each worker received, side by side, when both inputs were small
+// (joinevent.WorkerRows), marking each row that no row of the other side on its worker matches.
+func (s *Salted) reportSmall() {
+	r := s.small
+	s.small = nil
+	if r == nil {
+		return
+	}
+	ls, rs := s.workerKind().sides()
+	keeps := [2]bool{ls.unmatched || ls.anti, rs.unmatched || rs.anti}
+	for w := range s.workers {
+		var keys [2]map[string]bool
+		for side := range 2 {
+			keys[side] = map[string]bool{}
+			for _, x := range r.workers[side][w] {
+				keys[side][x.key] = x.key != ""
+			}
+		}
+		for side := range 2 {
+			rows := r.workers[side][w]
+			if len(rows) == 0 {
+				continue
+			}
+			out := make([]joinevent.SaltedRow, len(rows))
+			for i, x := range rows {
+				out[i] = x.row
+				out[i].Alone = !keys[1-side][x.key]
+			}
+			s.emit(joinevent.WorkerRows{Worker: w, Side: saltSide(side == 0), Rows: out, KeepsUnmatched: keeps[side]})
+		}
+	}
+	if len(r.apart) > 0 {
+		out := make([]joinevent.SaltedRow, len(r.apart))
+		for i, x := range r.apart {
+			out[i] = x.row
+			out[i].Alone = true
+		}
+		s.emit(joinevent.WorkerRows{Worker: -1, Side: saltSide(!s.plan.SpreadLeft), Rows: out, KeepsUnmatched: true})
+	}
 }
 
 // addBefore counts one row a plain shuffle would have sent the worker.

@@ -55,6 +55,13 @@ func coverageRuns() map[string]*protocol.Run {
 	runs["own/connector"] = &protocol.Run{Query: query, Seed: 1, Sources: map[string]protocol.Input{
 		"Users":   {Format: "jsonl", Data: users, Connector: &protocol.Connector{Profile: "teaching", Key: []string{"id"}}},
 		"Listens": {Format: "csv", Data: listens, Connector: &protocol.Connector{Profile: "teaching", Key: []string{"user", "song"}}}}}
+	// The user's tables are small enough for the Grace and salted joins to list their rows (partition_keys,
+	// worker_rows); full outer keeps the salted join's unmatched expanded rows apart (worker -1).
+	for _, st := range []string{"grace", "salted", "salted_naive_wrong"} {
+		runs["own/"+st] = &protocol.Run{Query: query, Seed: 1, Strategy: st, Sources: runs["own/files"].Sources}
+	}
+	runs["own/salted-fullouter"] = &protocol.Run{Query: strings.Replace(query, "kind=inner", "kind=fullouter", 1),
+		Seed: 1, Strategy: "salted", Sources: runs["own/files"].Sources}
 	return runs
 }
 

@@ -60,3 +60,53 @@ func (c *GraceView) SubNote() string {
 	g := &c.Run.Trace.Grace
 	return " (and " + count(int64(len(g.Bins)-g.TopPartitions())) + " sub-partitions from re-partitioning)"
 }
+
+// SmallRows is a small run's rows by partition, in the table's order (GraceSummary.InOrder), or nil for a run
+// too large to list them.
+func (c *GraceView) SmallRows() []*PartitionRows { return c.Run.Trace.Grace.InOrder() }
+
+// PartName names a partition's row of the table: its id, or what the null-key rows are.
+func (c *GraceView) PartName(p *PartitionRows) string {
+	if p.ID == "" {
+		return "null keys"
+	}
+	return p.ID
+}
+
+// PartWhere says where a partition's rows are: spilled (and then re-partitioned, or joined holding one side)
+// or, for the null-key rows, set aside without being spilled.
+func (c *GraceView) PartWhere(p *PartitionRows) string {
+	switch {
+	case !p.Spilled():
+		return "set aside, never spilled: a null key matches nothing"
+	case p.Split:
+		return "spilled, then re-partitioned"
+	case p.Build != "" && p.Method == "blocks":
+		return "spilled; joined in blocks of the " + p.Build + " side (hot key)"
+	case p.Build != "":
+		return "spilled; joined holding the " + p.Build + " side in memory"
+	}
+	return "spilled"
+}
+
+// PartClass styles a partition's row by where its rows are and its level.
+func (c *GraceView) PartClass(p *PartitionRows) string {
+	class := "part"
+	if p.Spilled() {
+		class += " spilled"
+	} else {
+		class += " apart"
+	}
+	if p.Level > 0 {
+		class += " level" + strconv.Itoa(min(p.Level, 3))
+	}
+	return class
+}
+
+// KeysClass marks the side a partition's pair held in memory (the build side).
+func (c *GraceView) KeysClass(p *PartitionRows, side string) string {
+	if p.Build == side && !p.Split {
+		return "keys build"
+	}
+	return "keys"
+}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -12,8 +13,10 @@ import (
 // emitted rows add up to the run's output, and the run is small (at most smallRows rows), so the table stays
 // a few dozen DOM rows.
 
-// smallRows is the most output rows a run may have for its rows to be drawn one by one.
-const smallRows = 60
+// smallRows is the most output rows a run may have for its rows to be drawn one by one: the engine's own
+// figure for listing a small input's rows (joinevent.SmallSideRows), so every strategy's drawing of rows
+// starts at the same size.
+const smallRows = joinevent.SmallSideRows
 
 // PageEmit is rows the paged join emitted from one page.
 type PageEmit struct {

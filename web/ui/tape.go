@@ -152,9 +152,28 @@ func (t *TraceView) Clone() *TraceView {
 	}
 	c.Grace.index = maps.Clone(t.Grace.index)
 	c.Grace.HotKeys = slices.Clone(t.Grace.HotKeys)
+	c.Grace.Small = nil // as a fold leaves it with no small run, so a clone compares equal
+	if t.Grace.Small != nil {
+		c.Grace.Small = make([]*PartitionRows, len(t.Grace.Small))
+	}
+	for i, p := range t.Grace.Small {
+		np := *p
+		np.Left, np.Right = slices.Clip(p.Left), slices.Clip(p.Right) // an append then copies, not shares
+		c.Grace.Small[i] = &np
+	}
+	c.Grace.smallIndex = maps.Clone(t.Grace.smallIndex)
 
 	c.Salted.Before, c.Salted.After = maps.Clone(t.Salted.Before), maps.Clone(t.Salted.After)
 	c.Salted.HeavyKeys = slices.Clone(t.Salted.HeavyKeys)
+	c.Salted.Small = nil
+	if t.Salted.Small != nil {
+		c.Salted.Small = make([]*WorkerRows, len(t.Salted.Small))
+	}
+	for i, w := range t.Salted.Small {
+		nw := *w
+		nw.Left, nw.Right = slices.Clip(w.Left), slices.Clip(w.Right)
+		c.Salted.Small[i] = &nw
+	}
 
 	c.Sweep.Active = t.Sweep.Active.clone()
 	c.Sweep.ExpiredOver, c.Sweep.OverlapsOver = t.Sweep.ExpiredOver.clone(), t.Sweep.OverlapsOver.clone()

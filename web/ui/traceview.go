@@ -155,8 +155,12 @@ func (t *TraceView) fold(e trace.Event) bool {
 	case joinevent.Spill, joinevent.PartitionWritten, joinevent.PartitionRead, joinevent.Repartition,
 		joinevent.HotKey, joinevent.PairJoined:
 		t.Grace.add(e.Op, p)
+	case joinevent.PartitionKeys:
+		t.Grace.addKeys(e.Op, p)
 	case joinevent.HeavyKey, joinevent.SaltAssigned, joinevent.RowsReplicated, joinevent.WorkerLoad:
 		t.Salted.add(p)
+	case joinevent.WorkerRows:
+		t.Salted.addRows(p)
 	case joinevent.SweepAdvanced:
 		t.Sweep.add(p)
 	case joinevent.PageSized, joinevent.PageRequested, joinevent.PageFetched, joinevent.TieGroupCut,
@@ -328,6 +332,11 @@ type GraceSummary struct {
 	Pairs       int64
 	Spills      int64
 	Repartition int64
+	// Small is a small run's rows by partition (small_rows.go), in the order the trace first listed them;
+	// SmallCut says some partitions past maxSmallGroups were left out.
+	Small      []*PartitionRows
+	smallIndex map[string]int // op + "\x00" + partition → position in Small
+	SmallCut   bool
 }
 
 func (g *GraceSummary) add(op string, p trace.Payload) {
@@ -341,12 +350,18 @@ func (g *GraceSummary) add(op string, p trace.Payload) {
 	case joinevent.Repartition:
 		g.Levels = max(g.Levels, p.Level)
 		g.Repartition++
+		if pr := g.smallPart(op, p.Partition); pr != nil {
+			pr.Split = true
+		}
 	case joinevent.Spill:
 		g.Levels = max(g.Levels, p.Level)
 		g.Spills++
 	case joinevent.PairJoined:
 		g.Levels = max(g.Levels, p.Level)
 		g.Pairs++
+		if pr := g.smallPart(op, p.Partition); pr != nil {
+			pr.Build, pr.Method = p.Build, p.Method
+		}
 	case joinevent.PartitionWritten:
 		g.Levels = max(g.Levels, p.Level)
 		if b := g.bin(op, p.Partition, p.Level); b != nil {
@@ -423,6 +438,8 @@ type SaltedSummary struct {
 	ReplicatedKeys int64
 	Salts          int64
 	Workers        int
+	// Small is a small run's rows by worker (small_rows.go), in the order the trace listed them.
+	Small []*WorkerRows
 }
 
 // HeavyKey is a measured heavy key with its rows on each side.

@@ -87,3 +87,20 @@ func (PartitionRead) Kind() trace.Kind    { return KindPartitionRead }
 func (Repartition) Kind() trace.Kind      { return KindRepartition }
 func (HotKey) Kind() trace.Kind           { return KindHotKey }
 func (PairJoined) Kind() trace.Kind       { return KindPairJoined }
+
+// PartitionKeys lists the join keys of the rows of one side in one partition, in the order they were written,
+// for a side of at most SmallSideRows rows (at level 0 the whole input; at a re-partition, the pair's side
+// being split). Partition "" holds the side's rows whose key is null: they are set aside at level 0, never
+// spilled (emitted at once or dropped, as the kind says). A key is written as its values, null as null and
+// text quoted, several columns separated by ", ". Only partitions with rows are listed.
+type PartitionKeys struct {
+	Side      string   `json:"side"`
+	Partition string   `json:"partition"`
+	Level     int      `json:"level"`
+	Keys      []string `json:"keys"`
+}
+
+// KindPartitionKeys is PartitionKeys's kind.
+const KindPartitionKeys trace.Kind = "partition_keys"
+
+func (PartitionKeys) Kind() trace.Kind { return KindPartitionKeys }

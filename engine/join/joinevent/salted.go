@@ -59,3 +59,34 @@ func (HeavyKey) Kind() trace.Kind       { return KindHeavyKey }
 func (SaltAssigned) Kind() trace.Kind   { return KindSaltAssigned }
 func (RowsReplicated) Kind() trace.Kind { return KindRowsReplicated }
 func (WorkerLoad) Kind() trace.Kind     { return KindWorkerLoad }
+
+// WorkerRows lists, for a small run (each input at most SmallSideRows rows), the rows of one side one worker
+// received, in the order they were routed, after salting: a spread row under its salt, an expanded row of a
+// salted key once per worker (Copy), every other row under salt 0. Worker -1 holds the full outer join's
+// expanded-side rows that no spread row matches, kept apart from the workers and null-extended once after
+// them. KeepsUnmatched says the worker's join outputs this side's rows that match nothing on the worker
+// (null-extended for an outer kind, alone for an anti kind): in the teaching variant, a Copy that is Alone
+// there comes out null-extended once per such worker, which is its wrong answer.
+type WorkerRows struct {
+	Worker         int         `json:"worker"`
+	Side           string      `json:"side"`
+	Rows           []SaltedRow `json:"rows"`
+	KeepsUnmatched bool        `json:"keeps_unmatched,omitempty"`
+}
+
+// SaltedRow is one row a worker received: its place in its input (Row, from 1, so the copies of one row are
+// told apart from rows sharing its key), its join key (written as PartitionKeys's keys), its salt, whether it
+// is one of the copies of an expanded row, and whether no row of the other side on the worker has its key
+// (Alone: it matches nothing there; a null key never matches).
+type SaltedRow struct {
+	Row   int    `json:"row"`
+	Key   string `json:"key"`
+	Salt  int    `json:"salt,omitempty"`
+	Copy  bool   `json:"copy,omitempty"`
+	Alone bool   `json:"alone,omitempty"`
+}
+
+// KindWorkerRows is WorkerRows's kind.
+const KindWorkerRows trace.Kind = "worker_rows"
+
+func (WorkerRows) Kind() trace.Kind { return KindWorkerRows }

@@ -64,6 +64,9 @@ var payloads = []trace.Payload{
 	joinevent.PageWindow{},
 	joinevent.NullKeyRows{},
 	joinevent.ProbeScanned{},
+	// Appended after the others, so theirs keep their numbers: the small runs' rows (Grace, salted).
+	joinevent.PartitionKeys{},
+	joinevent.WorkerRows{},
 }
 
 // entry is what the codec knows of one kind.

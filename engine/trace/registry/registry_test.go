@@ -39,6 +39,10 @@ func set(f reflect.Value, n int) {
 		set(s.Index(0), n)
 		set(s.Index(1), n+1)
 		f.Set(s)
+	case reflect.Struct: // a list's element (joinevent.SaltedRow): each field a value of its own
+		for i := range f.NumField() {
+			set(f.Field(i), n+i)
+		}
 	case reflect.Pointer:
 		p := reflect.New(f.Type().Elem())
 		set(p.Elem(), n)
