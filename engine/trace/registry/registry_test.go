@@ -3,8 +3,8 @@ package registry
 import (
 	"encoding/json"
 	"os/exec"
-	"runtime"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
