@@ -5,7 +5,8 @@
 //
 // twin.json is one line of the bench command's -sql output: {"setup": [SQL…], "sql": SQL}. The setup makes
 // the tables, untimed, with DuckDB's default threads. Then for each thread count: SET threads, a warm-up run,
-// RUNS timed runs. It prints one JSON object: the process's resident size before DuckDB starts and with the tables made, and per thread count the digest, the
+// RUNS timed runs. It prints one JSON object: the process's resident size before DuckDB starts and with the tables made, what
+// DuckDB counts its tables as holding (duckdb_memory()), and per thread count the digest, the
 // wall and CPU ms of each timed run and the peak resident size of the warm-up run. Resident sizes are the
 // whole node process's (V8 included), read from /proc/self/status; the peak restarts from the current size
 // (writing 5 to /proc/self/clear_refs) just before the warm-up, as the Go side's does.
@@ -49,7 +50,16 @@ async function digest() {
   return { count: cell(row[0]), sum1: cell(row[1]), sum2: cell(row[2]) };
 }
 
-const out = { base_mib: baseMiB, data_mib: residentMiB('VmRSS'), series: [] };
+// DuckDB's own count of the memory its tables hold, beside the process's resident size.
+const tables = await conn.runAndReadAll(
+  `SELECT coalesce(sum(memory_usage_bytes), 0)::VARCHAR FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'`,
+);
+const out = {
+  base_mib: baseMiB,
+  data_mib: residentMiB('VmRSS'),
+  tables_mib: Number(tables.getRows()[0][0]) / (1 << 20),
+  series: [],
+};
 for (const t of threads) {
   await conn.run(`SET threads = ${t}`);
   resetPeak();
