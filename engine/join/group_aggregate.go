@@ -325,32 +325,51 @@ func (h *Hash) roots() []int32 {
 // count when count is set (the caller may have counted them), in one loop whose cache misses on the summaries
 // overlap, then each aggregate's words, which the first loop brought into the cache.
 func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, count bool) {
-	stride := a.stride
-	for _, head := range heads {
-		if count {
-			a.sums[int(head)*stride]++
+	stride, sums := a.stride, a.sums
+	if count {
+		for _, head := range heads {
+			sums[int(head)*stride]++
 		}
 	}
 	for _, k := range a.fold {
 		t := &a.aggs[k]
 		v := b.Cols[t.col]
+		// The loop reads locals only, and branches on the aggregate by a number, not by its name per row.
+		vals, nulls, word := v.Ints, v.HasNulls(), t.word
+		fn := foldOther
+		switch t.fn {
+		case "sum":
+			fn = foldSum
+		case "min":
+			fn = foldMin
+		case "max":
+			fn = foldMax
+		}
 		for j, head := range heads {
 			r := int(rows[j])
-			if v.IsNull(r) {
+			if nulls && v.IsNull(r) {
 				continue
 			}
-			x := v.Ints[r]
-			w := a.sums[int(head)*stride+t.word:][:2]
+			x := vals[r]
+			w := sums[int(head)*stride+word:][:2]
 			switch {
-			case t.fn == "sum":
+			case fn == foldSum:
 				w[1] += x
-			case w[0] == 0, t.fn == "min" && x < w[1], t.fn == "max" && x > w[1]:
+			case w[0] == 0, fn == foldMin && x < w[1], fn == foldMax && x > w[1]:
 				w[1] = x
 			}
 			w[0]++
 		}
 	}
 }
+
+// What summarise folds a value into: its sum, its least, its greatest, or (foldOther) the first value seen.
+const (
+	foldOther = iota
+	foldSum
+	foldMin
+	foldMax
+)
 
 // probe reads the next probe batch and returns its share rows: with probe-side groups, one per probe row that
 // yields output; with build-side groups, the matched rows go into their keys' summaries and the share rows
@@ -368,25 +387,28 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 	}
 	a.clear()
 	if a.onBuild {
+		// The loop keeps what it reads and grows in locals (see Hash.joinRows).
 		nullSum := int32(h.table.N)
+		sums, stride, firsts, sel, heads, unmatched := a.sums, a.stride, a.firsts, a.sel, a.heads, h.ps.unmatched
 		for i, hd := range h.heads {
 			switch {
 			case hd >= 0:
 				head := hd &^ chainMore
-				rows := &a.sums[int(head)*a.stride]
+				rows := &sums[int(head)*stride]
 				if *rows == 0 {
-					a.firsts = append(a.firsts, head)
+					firsts = append(firsts, head)
 				}
 				*rows++
-				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, head)
-			case hd == noMatch && h.ps.unmatched:
+				sel, heads = append(sel, int32(i)), append(heads, head)
+			case hd == noMatch && unmatched:
 				if a.nullAt < 0 {
-					a.nullAt = len(a.firsts)
+					a.nullAt = len(firsts)
 				}
-				a.sums[int(nullSum)*a.stride]++
-				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, nullSum)
+				sums[int(nullSum)*stride]++
+				sel, heads = append(sel, int32(i)), append(heads, nullSum)
 			}
 		}
+		a.firsts, a.sel, a.heads = firsts, sel, heads
 		a.summarise(h.pb, a.sel, a.heads, false)
 		return nil, nil
 	}
