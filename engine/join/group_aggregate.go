@@ -472,25 +472,31 @@ func (a *GroupAggregate) endRows() *column.Batch {
 func (a *GroupAggregate) keyRows() *column.Batch {
 	h := a.h
 	a.clear()
-	for len(a.sel) < shareChunkRows {
-		if a.row < 0 {
-			if a.next == a.nullAt && !a.nullDone {
+	// The walk keeps its cursor and lists in locals (see Hash.joinRows).
+	row, head, key, chain := a.row, a.head, a.next, h.next
+	sel, mult, heads, firsts, sums, stride := a.sel, a.mult, a.heads, a.firsts, a.sums, a.stride
+	stop := len(firsts)
+	if a.nullAt >= 0 && !a.nullDone {
+		stop = min(stop, a.nullAt) // the null group's share comes in its place among the keys
+	}
+	for len(sel) < shareChunkRows {
+		if row < 0 {
+			if key >= stop {
 				break
 			}
-			if a.next >= len(a.firsts) {
-				break
-			}
-			a.head = a.firsts[a.next]
-			a.row = a.head
-			a.next++
+			head = firsts[key]
+			row = head
+			key++
 		}
-		a.take(a.row, a.sums[int(a.head)*a.stride], a.head)
-		if nx := h.next[a.row]; nx >= 0 {
-			a.row = nx
+		sel, mult, heads = append(sel, row), append(mult, sums[int(head)*stride]), append(heads, head)
+		if nx := chain[row]; nx >= 0 {
+			row = nx
 		} else {
-			a.row = -1
+			row = -1
 		}
 	}
+	a.row, a.head, a.next = row, head, key
+	a.sel, a.mult, a.heads = sel, mult, heads
 	if len(a.sel) > 0 {
 		return a.shareRows(h.table.Batch())
 	}
@@ -551,26 +557,24 @@ func (a *GroupAggregate) shareRows(b *column.Batch) *column.Batch {
 			out.SetLen(n)
 		case t.onSide && t.fn != "sum":
 			out = b.Cols[t.col].Gather(a.sel) // a min, max or distinct count takes the value once
-		case t.onSide:
+		case t.onSide: // a sum of the group side's own column: its value times its output rows
 			v := b.Cols[t.col]
+			vals, mult, nulls := v.Ints, a.mult, v.HasNulls()
 			for j, r := range a.sel {
-				switch {
-				case v.IsNull(int(r)):
+				if nulls && v.IsNull(int(r)) {
 					out.AppendNull()
-				case t.fn == "sum":
-					out.AppendInt(v.Ints[r] * a.mult[j])
-				default:
-					out.AppendInt(v.Ints[r])
+					continue
 				}
+				out.AppendInt(vals[r] * mult[j])
 			}
 		default:
+			sums, stride, word := a.sums, a.stride, t.word
 			for _, head := range a.heads {
 				if head < 0 {
 					out.AppendNull()
 					continue
 				}
-				w := a.sums[int(head)*a.stride+t.word:][:2]
-				if w[0] == 0 {
+				if w := sums[int(head)*stride+word:][:2]; w[0] == 0 {
 					out.AppendNull()
 				} else {
 					out.AppendInt(w[1])
