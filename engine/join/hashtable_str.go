@@ -143,7 +143,7 @@ func (t *keyTable) matches(e *keySlot, k *hashedKey) bool {
 	}
 	r := int(e.head - 1)
 	if t.single {
-		return t.rowKeys[0].Strs[r] == k.s
+		return sameBytes(t.rowKeys[0].Strs[r], k.s)
 	}
 	t.scratch = t.scratch[:0]
 	for _, v := range t.rowKeys {

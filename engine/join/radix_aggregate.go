@@ -834,7 +834,7 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 // sameStr reports whether slot e (number slot) holds the string key of row x, whose tagged hash already
 // matched; long is the key when it is longer than inlineKeyBytes.
 func (r *radixAggregate) sameStr(tab []uint64, e, slot int, x []uint64, long string) bool {
-	return tab[e+1] == x[1] && tab[e+2] == x[2] && (long == "" || r.tlong[slot] == long)
+	return tab[e+1] == x[1] && tab[e+2] == x[2] && (long == "" || sameBytes(r.tlong[slot], long))
 }
 
 // probeRows folds the probe rows of pt against the tables: a found key adds its build rows as output rows,
