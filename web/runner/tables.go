@@ -231,23 +231,6 @@ func (t *Tables) source(ctx context.Context, id int, name string) (source.Source
 	return src, nil
 }
 
-// Sampled and TypeAll let a run type a counted table from every value when a scan meets a value its sample's
-// types cannot hold (engine/query), as it would the table itself; a source that is not typed from a sample
-// reports false, and has nothing to type.
-func (c *countingSource) Sampled() bool {
-	s, ok := c.Source.(source.Sampled)
-	return ok && s.Sampled()
-}
-
-func (c *countingSource) TypeAll(ctx context.Context) error {
-	if s, ok := c.Source.(source.Sampled); ok {
-		return s.TypeAll(ctx)
-	}
-	return nil
-}
-
-var _ source.Sampled = (*countingSource)(nil)
-
 // typedAfterRows adds to a run's error, when a table's sampled types failed it after rows had gone to the
 // page (engine/query cannot take them back), that the table is now typed from every value, so the same query
 // run again gives the whole answer. Any other error comes back as it is.
