@@ -54,7 +54,8 @@ func NewTables() *Tables { return &Tables{m: map[int]*ownTable{}} }
 
 // Load parses table id from open's bytes in format ("jsonl" or "csv"), replacing any table of that id (and
 // stopping its parse). open nil parses the table's bytes again, from the opener it was loaded with. It
-// reports bytes parsed to progress, at most every progressEvery, and returns what the table holds. The
+// reports bytes parsed to progress after the first read, at the end, and between them at most every
+// progressEvery, and returns what the table holds. The
 // summary carries the table's text when it is at most protocol.MaxInlineBytes long.
 func (t *Tables) Load(ctx context.Context, id int, format string, open Opener, progress func(read int64)) (*protocol.Summary, error) {
 	var f source.Format
