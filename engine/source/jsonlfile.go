@@ -19,7 +19,8 @@ import (
 // and parses each chunk straight into batches of the columns it asks for, so a query holds a few chunks of the
 // file (one per worker, plus their batches), never the whole of it. A nested path is typed, the first time a
 // query names it, by one more read of the sample. A scan of a sampled file validates every line and checks
-// every value it reads against the sample's types.
+// every value it reads against the sample's types; of bytes that never change (held, or a stream's copy), only
+// until one scan has validated them all.
 //
 // The cost is a read of the file per scan (from the page cache, once it is warm) in place of holding it. A
 // file typed from every value and changed after it was opened fails the scan when its row count no longer
