@@ -98,10 +98,12 @@ type Hash struct {
 	// is read (see HandBuildKeysTo).
 	keys     *dynfilter.Collector
 	handOver func(*dynfilter.Collector) error
-	// radix, when set, is the partitioned lookup of the probe (hash_radix.go). Test knobs: noRadix keeps the
-	// probe streaming; radixBits > 0 turns the path on at any table size with that many partition bits (at
-	// most the table's); radixWindow and radixMinWindow, when > 0, replace radixWindowRows and
-	// radixMinWindowRows, so small inputs take every branch.
+	// radix, when set, is the partitioned lookup of the probe (hash_radix.go); buildHeld is what the
+	// partitioned build holds of the budget while it runs (hash_radixbuild.go). Test knobs: noRadix keeps the
+	// build in row order and the probe streaming; radixBits > 0 turns both partitioned paths on at any table
+	// size with that many partition bits (at most the table's); radixWindow and radixMinWindow, when > 0,
+	// replace radixWindowRows and radixMinWindowRows, so small inputs take every branch.
+	buildHeld                   int64
 	radix                       *radixProbe
 	noRadix                     bool
 	radixBits                   uint
@@ -284,6 +286,19 @@ func (h *Hash) index() error {
 		h.held += size
 		h.ints = newIntTable(n)
 		k := keys[0]
+		if bits := h.partitionBits(size, h.ints.shift); bits > 0 {
+			shift := 64 - bits
+			part := func(i int) uint64 { return intHash(k.Ints[i]) >> shift }
+			if rows, ikeys, ok := h.buildOrder(keys, order, bits, part, true); ok {
+				for j, r := range rows {
+					if !h.ints.pushFront(ikeys[j], r, h.next, unique) {
+						h.next[r] = notIndexed
+					}
+				}
+				h.releaseBuildOrder()
+				return nil
+			}
+		}
 		for i := range order {
 			if k.IsNull(i) {
 				h.next[i] = -1
@@ -303,6 +318,19 @@ func (h *Hash) index() error {
 	h.strs = newKeyTable(n, keys)
 	if singleStringKey(keys) {
 		k := keys[0]
+		if bits := h.partitionBits(size, h.strs.shift); bits > 0 {
+			shift := 64 - h.strs.shift - bits
+			part := func(i int) uint64 { return h.strs.hash(k.Strs[i]).slot >> shift }
+			if rows, _, ok := h.buildOrder(keys, order, bits, part, false); ok {
+				for _, r := range rows {
+					if !h.strs.pushFront(k.Strs[r], r, h.next, unique) {
+						h.next[r] = notIndexed
+					}
+				}
+				h.releaseBuildOrder()
+				return nil
+			}
+		}
 		for i := range order {
 			if k.IsNull(i) {
 				h.next[i] = -1

@@ -89,18 +89,7 @@ func (h *Hash) startRadix() {
 	case h.strs != nil:
 		table = int64(len(h.strs.slots)) * 32
 	}
-	tableBits := 64 - h.slotShift()
-	bits := uint(0)
-	switch {
-	case h.radixBits > 0:
-		bits = min(h.radixBits, tableBits)
-	case table < radixProbeTableBytes:
-		return
-	default:
-		for bits < maxRadixBits && bits < tableBits && table>>bits > radixPartitionBytes {
-			bits++
-		}
-	}
+	bits := h.partitionBits(table, h.slotShift())
 	if bits == 0 {
 		return
 	}
