@@ -146,8 +146,31 @@ type radixPart struct {
 	room   int           // words of cur not yet used
 	rows   int
 	nulls  []radixNull // the null values among the rows, in row order
-	long   []string    // the keys longer than inlineKeyBytes, in row order
+	long   longKeys    // the keys longer than inlineKeyBytes, in row order
 }
+
+// longKeys is a partition's keys longer than inlineKeyBytes, in row order, in blocks of longKeyBlock: adding one
+// never copies those before it, as appending to one growing slice of strings would (a copy the garbage
+// collector's write barriers make dearer still; measured on 31- and 58-byte keys: a third of the scatter).
+type longKeys struct {
+	blocks [][]string
+	n      int
+}
+
+// longKeyBlock is how many keys a block of longKeys holds (a power of two, so at is a shift and a mask).
+const longKeyBlock = 1024
+
+func (l *longKeys) add(s string) {
+	if l.n%longKeyBlock == 0 {
+		l.blocks = append(l.blocks, make([]string, 0, longKeyBlock))
+	}
+	b := &l.blocks[len(l.blocks)-1]
+	*b = append(*b, s)
+	l.n++
+}
+
+// at is the i-th key added.
+func (l *longKeys) at(i int) string { return l.blocks[i/longKeyBlock][i%longKeyBlock] }
 
 // radixChunk is one block of partition rows.
 type radixChunk [radixChunkWords]uint64
@@ -467,7 +490,7 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 		if strs != nil {
 			row[1], row[2] = w0s[k], w1s[k]
 			if uint32(h&keyLenMask) > inlineKeyBytes {
-				pt.long = append(pt.long, strs[i])
+				pt.long.add(strs[i])
 			}
 		}
 		for j, v := range ints {
@@ -755,7 +778,7 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
 			if strKeys && h&keyLenMask > inlineKeyBytes {
-				long = pt.long[lc]
+				long = pt.long.at(lc)
 				lc++
 			}
 			s := (h << bits) >> lshift
@@ -831,7 +854,7 @@ func (r *radixAggregate) probeRows(pt *radixPart) {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
 			if strKeys && h&keyLenMask > inlineKeyBytes {
-				long = pt.long[lc]
+				long = pt.long.at(lc)
 				lc++
 			}
 			t := tabs[h>>shift]

@@ -134,7 +134,7 @@ func shortSlot(tab, x []uint64, s, mask uint64, sw int) int {
 }
 
 // shortPartition reports whether the rows of pt fit the fold's lean loops: no long key and no null value.
-func shortPartition(pt *radixPart) bool { return len(pt.long) == 0 && len(pt.nulls) == 0 }
+func shortPartition(pt *radixPart) bool { return pt.long.n == 0 && len(pt.nulls) == 0 }
 
 // insertShort is insertRows for a partition of short rows (shortPartition) into its own table t, when nothing
 // keeps a key's first row alone. An empty slot holds zeros, so a row adds itself to its slot the same way

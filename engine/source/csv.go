@@ -135,6 +135,9 @@ func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, 
 	if types != nil {
 		return readTypedCSV(r, ch, fields, how, p)
 	}
+	if how.only != nil && len(how.only) == 0 {
+		return typeCSVRecords(r, ch, fields, p)
+	}
 	// One pass types and parses every field, kept flat (a record's fields side by side) with its kind and
 	// value until the chunk's types are known; then each column is built from what was parsed.
 	// They are sized from the chunk's lines, which bound its records (a quoted newline only makes fewer), so
@@ -178,6 +181,32 @@ func readCSVRecords(r *csvRecords, ch chunk, fields int, how csvRead) (csvPart, 
 		p.cols[c] = v
 	}
 	return p, nil
+}
+
+// typeCSVRecords is readCSVRecords building no column (a sample's typing): each field is classed and its kind
+// kept per column, and nothing else: the fields view the chunk, so no line is copied, and no value is parsed
+// further than textKind needs to class it.
+func typeCSVRecords(r *csvRecords, ch chunk, fields int, p csvPart) (csvPart, error) {
+	r.reuse, r.view = true, true
+	p.cols = make([]*column.Vector, fields)
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return p, nil
+		}
+		if err != nil {
+			return p, csvError(err, ch.line)
+		}
+		for c, s := range rec {
+			k, err := textKind(s, false)
+			if err != nil {
+				line, _ := r.FieldPos(c)
+				return p, fmt.Errorf("line %d: %w", ch.line-1+line, err)
+			}
+			p.saw[c] |= k
+		}
+		p.rows++
+	}
 }
 
 // readTypedCSV is readCSVRecords for a file already typed (a scan): each record's wanted fields are parsed
