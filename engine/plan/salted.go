@@ -78,12 +78,15 @@ func checkSalted(jp *JoinPlan) error {
 }
 
 // chooseSalted salts a join whose inputs are large enough to shuffle, fit the budget (the salted join holds
-// both), and whose measured skew passes saltWhenSkewAbove.
+// both), can be sampled cheaply (samplesCheaply), and whose measured skew passes saltWhenSkewAbove.
 func chooseSalted(jp *JoinPlan) (bool, string) {
 	if jp.Left.Rows+jp.Right.Rows < saltMinRows {
 		return false, ""
 	}
 	if jp.Left.Bytes+jp.Right.Bytes > float64(jp.Budget) {
+		return false, ""
+	}
+	if !samplesCheaply(jp.left) || !samplesCheaply(jp.right) {
 		return false, ""
 	}
 	if !sampleLooksSkewed(jp) {
@@ -112,6 +115,25 @@ func chooseSalted(jp *JoinPlan) (bool, string) {
 // skew salting is for; a heavy key that appears only after the first 65,536 rows of both sides is missed, and the
 // join runs as a hash join (hint.strategy=salted still salts it).
 const saltSampleRows = 1 << 16
+
+// samplesCheaply reports whether the first rows of n come without reading any input whole: a scan, and the
+// filters, projections and takes over one. The first row of a join, a summarize, a sort or a distinct comes only
+// once a whole input is read (a join's build side), so sampling such a side would cost what running it costs —
+// in a chain of joins, every lower join's table built once more for each join above it (measured: a quarter of
+// a four-way join's time). The planner does not sample it, and such a join is salted only when forced.
+func samplesCheaply(n Node) bool {
+	switch n := n.(type) {
+	case *scanNode, *prunedScanNode, *pushedScanNode:
+		return true
+	case *whereNode:
+		return samplesCheaply(n.in)
+	case *projectNode:
+		return samplesCheaply(n.in)
+	case *takeNode:
+		return samplesCheaply(n.in)
+	}
+	return false
+}
 
 // sampleLooksSkewed measures the first saltSampleRows rows of each side and reports whether salting them would
 // pass saltWhenSkewAbove. An input no larger than the sample is measured whole here, and saltPlanOf then

@@ -234,3 +234,39 @@ func TestPlanningStopsWithItsContext(t *testing.T) {
 		t.Fatalf("under a live context the skewed join plans %s, want salted", p.Strategies())
 	}
 }
+
+// scanCounter is a source that counts the scans opened on it.
+type scanCounter struct {
+	source.Source
+	scans int
+}
+
+func (s *scanCounter) Scan(ctx context.Context, cols []column.Field) source.Iterator {
+	s.scans++
+	return s.Source.Scan(ctx, cols)
+}
+
+// TestPlanningSamplesNoJoinOutput: the skew sample reads a join's sides only where their first rows come
+// cheaply. A join over another join is not sampled — its left side's first row would cost the lower join's
+// whole build — so planning a chain scans its tables exactly as often as planning its first join alone, and
+// the upper join, skewed as its input is, runs as a hash join unless salting is forced.
+func TestPlanningSamplesNoJoinOutput(t *testing.T) {
+	scans := func(q string) (int, int, string) {
+		srcs := skewSources(0.4)
+		plays, songs := &scanCounter{Source: srcs["Plays"]}, &scanCounter{Source: srcs["Songs"]}
+		p := buildPlan(t, q, map[string]source.Source{"Plays": plays, "Songs": songs})
+		return plays.scans, songs.scans, p.Explain()
+	}
+	one := "@Plays | join kind=inner (@Songs) on song"
+	p1, s1, _ := scans(one)
+	if p1 == 0 || s1 == 0 {
+		t.Fatalf("planning one skewed join scanned Plays %d and Songs %d times: no sample taken", p1, s1)
+	}
+	p2, s2, ex := scans(one + " | join kind=inner (@Songs) on song")
+	if p2 != p1 || s2 != s1 {
+		t.Fatalf("planning the chain scanned Plays %d and Songs %d times, the first join alone %d and %d:\n%s", p2, s2, p1, s1, ex)
+	}
+	if strings.Count(ex, "salted join") != 1 || !strings.Contains(ex, "hash join kind=inner") {
+		t.Fatalf("the lower join should be salted on its sample and the upper one hashed:\n%s", ex)
+	}
+}
