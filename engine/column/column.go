@@ -206,40 +206,33 @@ func (v *Vector) Gather(idx []int32) *Vector {
 	out := &Vector{Type: v.Type, n: len(idx)}
 	switch v.Type.storage() {
 	case ints:
-		out.Ints = make([]int64, len(idx))
-		for j, i := range idx {
-			if i >= 0 {
-				out.Ints[j] = v.Ints[i]
-			}
-		}
+		out.Ints = gather(v.Ints, idx)
 	case reals:
-		out.Reals = make([]float64, len(idx))
-		for j, i := range idx {
-			if i >= 0 {
-				out.Reals[j] = v.Reals[i]
-			}
-		}
+		out.Reals = gather(v.Reals, idx)
 	case strs:
-		out.Strs = make([]string, len(idx))
-		for j, i := range idx {
-			if i >= 0 {
-				out.Strs[j] = v.Strs[i]
-			}
-		}
+		out.Strs = gather(v.Strs, idx)
 	case bools:
-		out.Bools = make([]bool, len(idx))
-		for j, i := range idx {
-			if i >= 0 {
-				out.Bools[j] = v.Bools[i]
-			}
-		}
+		out.Bools = gather(v.Bools, idx)
 	}
+	nulls := v.HasNulls()
 	for j, i := range idx {
-		if i < 0 || v.IsNull(int(i)) {
+		if i < 0 || nulls && v.IsNull(int(i)) {
 			out.Nulls.Set(j)
 		}
 	}
 	return out
+}
+
+// gather returns src[i] for each i of idx, the zero value for a negative i. The loop reads only locals, so no
+// slice header is loaded again per row (under js/wasm, each would be a load from linear memory).
+func gather[T any](src []T, idx []int32) []T {
+	dst := make([]T, len(idx))
+	for j, i := range idx {
+		if i >= 0 {
+			dst[j] = src[i]
+		}
+	}
+	return dst
 }
 
 // Slice returns rows [lo, hi) of v, sharing storage.

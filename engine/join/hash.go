@@ -483,9 +483,8 @@ func (h *Hash) lookupBatch(skip []bool) {
 	dedupe := h.unique && !h.buildLeft
 	if h.ints != nil && !dedupe {
 		k := h.pkeys[0]
-		for _, x := range k.Ints[:n] {
-			h.heads = append(h.heads, h.ints.find(x))
-		}
+		h.heads = slices.Grow(h.heads, n)[:n]
+		h.ints.findEach(k.Ints[:n], h.heads)
 		if k.HasNulls() {
 			for i := 0; i < n; i++ {
 				if k.IsNull(i) {
@@ -651,69 +650,88 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 			}
 			h.prow, h.chain = 0, -1
 		}
-		for ; h.prow < h.pb.N; h.prow++ {
+		if h.chain >= 0 { // resume a chain cut by the last batch
 			i := int32(h.prow)
-			if h.chain >= 0 { // resume a chain cut by the last batch
-				for ; h.chain >= 0 && len(pidx) < h.maxOut; h.chain = h.next[h.chain] {
-					if h.matched != nil {
-						h.matched[h.chain] = true
-					}
-					pidx, bidx = append(pidx, i), append(bidx, h.chain)
+			for ; h.chain >= 0 && len(pidx) < h.maxOut; h.chain = h.next[h.chain] {
+				if h.matched != nil {
+					h.matched[h.chain] = true
 				}
-				if h.chain >= 0 {
-					return h.assemble(h.pb, pidx, bidx), nil
-				}
-				continue
+				pidx, bidx = append(pidx, i), append(bidx, h.chain)
 			}
-			head := h.heads[h.prow]
-			if head == dropped {
-				continue
-			}
-			switch {
-			case h.ps.semi:
-				if head >= 0 {
-					pidx, bidx = append(pidx, i), append(bidx, -1)
-				}
-			case h.ps.anti:
-				if head < 0 {
-					pidx, bidx = append(pidx, i), append(bidx, -1)
-				}
-			case h.bs.semi || h.bs.anti:
-				// A chain is marked whole, so a marked head means the whole chain is.
-				if head >= 0 && !h.matched[head&^chainMore] {
-					h.markChain(head)
-				}
-			default: // pairs
-				if head < 0 {
-					if h.ps.unmatched {
-						pidx, bidx = append(pidx, i), append(bidx, -1)
-					}
-					break
-				}
-				if head&chainMore == 0 { // a single-row chain: next[] is not read
-					if h.matched != nil {
-						h.matched[head] = true
-					}
-					pidx, bidx = append(pidx, i), append(bidx, head)
-					break
-				}
-				for r := head &^ chainMore; r >= 0; r = h.next[r] {
-					if h.matched != nil {
-						h.matched[r] = true
-					}
-					if len(pidx) >= h.maxOut {
-						h.chain = r
-						return h.assemble(h.pb, pidx, bidx), nil
-					}
-					pidx, bidx = append(pidx, i), append(bidx, r)
-				}
-			}
-			if len(pidx) >= h.maxOut {
-				h.prow++
+			if h.chain >= 0 {
 				return h.assemble(h.pb, pidx, bidx), nil
+			}
+			h.prow++
+		}
+		var full bool
+		if pidx, bidx, full = h.joinRows(pidx, bidx); full {
+			return h.assemble(h.pb, pidx, bidx), nil
+		}
+	}
+}
+
+// joinRows joins the current probe batch's rows from h.prow on, as the kind asks, appending the output's probe
+// and build rows to pidx and bidx (-1 null-extends a side) until the batch ends or the output holds maxOut
+// rows: then it reports full, with h.prow (and h.chain, for a chain cut short) where to resume. The kind's
+// branch is taken once per batch, and the loops read only locals, so the compiler keeps them in registers —
+// under js/wasm, where every field read is a load from linear memory, that halves the loop's time.
+func (h *Hash) joinRows(pidx, bidx []int32) (_, _ []int32, full bool) {
+	heads, next, matched, maxOut := h.heads, h.next, h.matched, h.maxOut
+	prow, n := h.prow, h.pb.N
+	switch {
+	case h.ps.semi || h.ps.anti:
+		want := h.ps.semi // semi outputs the probe rows that matched, anti those that did not
+		for ; prow < n; prow++ {
+			head := heads[prow]
+			if head == dropped || (head >= 0) != want {
+				continue
+			}
+			pidx, bidx = append(pidx, int32(prow)), append(bidx, -1)
+			if len(pidx) >= maxOut {
+				h.prow = prow + 1
+				return pidx, bidx, true
+			}
+		}
+	case h.bs.semi || h.bs.anti:
+		// Only the build rows are marked; a chain is marked whole, so a marked head means the whole chain is.
+		for ; prow < n; prow++ {
+			if head := heads[prow]; head >= 0 && !matched[head&^chainMore] {
+				h.markChain(head)
+			}
+		}
+	default: // pairs
+		unmatched := h.ps.unmatched
+		for ; prow < n; prow++ {
+			switch head := heads[prow]; {
+			case head < 0:
+				if head == noMatch && unmatched {
+					pidx, bidx = append(pidx, int32(prow)), append(bidx, -1)
+				}
+			case head&chainMore == 0: // a single-row chain: next[] is not read
+				if matched != nil {
+					matched[head] = true
+				}
+				pidx, bidx = append(pidx, int32(prow)), append(bidx, head)
+			default:
+				for r := head &^ chainMore; r >= 0; r = next[r] {
+					if matched != nil {
+						matched[r] = true
+					}
+					if len(pidx) >= maxOut {
+						h.prow, h.chain = prow, r
+						return pidx, bidx, true
+					}
+					pidx, bidx = append(pidx, int32(prow)), append(bidx, r)
+				}
+			}
+			if len(pidx) >= maxOut {
+				h.prow = prow + 1
+				return pidx, bidx, true
 			}
 		}
 	}
+	h.prow = prow
+	return pidx, bidx, false
 }
 
 // markChain marks every row of the chain head starts (chainMore may be set).

@@ -228,18 +228,22 @@ func (h *Hash) lookupWindow() {
 }
 
 // sortWindow computes every window row's partition and lists the rows with a key in partition order (a
-// counting sort, stable: a partition's rows stay in probe order), with their keys beside them.
+// counting sort, stable: a partition's rows stay in probe order), with their keys beside them. Its loops read
+// the window's slices through locals (see joinRows).
 func (h *Hash) sortWindow(rows int) {
 	w := h.radix
 	w.part = growTo(w.part, rows)
-	clear(w.counts)
+	counts := w.counts
+	clear(counts)
 	shift := 64 - w.bits
 	keyed := 0
+	isInt := h.ints != nil
 	for i, b := range w.batches {
 		part := w.part[w.starts[i] : w.starts[i]+b.N]
 		keys := w.keys[i]
 		nulls := keys[0].HasNulls() || len(keys) > 1
 		skip := w.skips[i]
+		ints, strs := keys[0].Ints, w.strs[i] // read only at rows with a key
 		for r := range part {
 			if skip != nil && skip[r] {
 				part[r] = unselectedPartition
@@ -250,46 +254,52 @@ func (h *Hash) sortWindow(rows int) {
 				continue
 			}
 			var p uint64
-			if h.ints != nil {
-				p = intHash(keys[0].Ints[r]) >> shift
+			if isInt {
+				p = intHash(ints[r]) >> shift
 			} else {
-				p = h.strs.hash(w.strs[i][r]).slot >> (64 - h.strs.shift - w.bits)
+				p = h.strs.hash(strs[r]).slot >> (64 - h.strs.shift - w.bits)
 			}
 			part[r] = uint16(p)
-			w.counts[p]++
+			counts[p]++
 			keyed++
 		}
 	}
 	at := 0
-	for p, c := range w.counts {
-		w.counts[p] = at
+	for p, c := range counts {
+		counts[p] = at
 		at += c
 	}
 	w.order = growTo(w.order, keyed)
-	if h.ints != nil {
+	order, heads := w.order, w.heads
+	var ikeys []int64
+	var skeys []string
+	if isInt {
 		w.ikeys = growTo(w.ikeys, keyed)
+		ikeys = w.ikeys
 	} else {
 		w.skeys = growTo(w.skeys, keyed)
+		skeys = w.skeys
 	}
 	for i, b := range w.batches {
 		base := w.starts[i]
 		part := w.part[base : base+b.N]
+		ints, strs := w.keys[i][0].Ints, w.strs[i]
 		for r, p := range part {
 			switch p {
 			case noPartition:
-				w.heads[base+r] = noMatch
+				heads[base+r] = noMatch
 				continue
 			case unselectedPartition:
-				w.heads[base+r] = dropped
+				heads[base+r] = dropped
 				continue
 			}
-			at := w.counts[p]
-			w.counts[p]++
-			w.order[at] = int32(base + r)
-			if h.ints != nil {
-				w.ikeys[at] = w.keys[i][0].Ints[r]
+			at := counts[p]
+			counts[p]++
+			order[at] = int32(base + r)
+			if isInt {
+				ikeys[at] = ints[r]
 			} else {
-				w.skeys[at] = w.strs[i][r]
+				skeys[at] = strs[r]
 			}
 		}
 	}
@@ -300,9 +310,7 @@ func (h *Hash) lookupSorted() {
 	w := h.radix
 	heads := w.heads
 	if h.ints != nil {
-		for j, k := range w.ikeys[:len(w.order)] {
-			heads[w.order[j]] = h.ints.find(k)
-		}
+		h.ints.findTo(w.ikeys[:len(w.order)], w.order, heads)
 		return
 	}
 	for j, s := range w.skeys[:len(w.order)] {

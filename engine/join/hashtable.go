@@ -93,9 +93,31 @@ func (t *intTable) lookup(k int64) int32 {
 }
 
 // find returns the head row of k's chain, with chainMore set when the chain has more rows, or -1.
-func (t *intTable) find(k int64) int32 {
-	for s := t.slot(k); ; s = (s + 1) & t.mask {
-		e := &t.slots[s]
+func (t *intTable) find(k int64) int32 { return findIn(t.slots, t.mask, t.shift, k) }
+
+// findEach sets heads[i] to find(keys[i]) for every i.
+func (t *intTable) findEach(keys []int64, heads []int32) {
+	slots, mask, shift := t.slots, t.mask, t.shift
+	heads = heads[:len(keys)]
+	for i, k := range keys {
+		heads[i] = findIn(slots, mask, shift, k)
+	}
+}
+
+// findTo sets heads[at[j]] to find(keys[j]) for every j.
+func (t *intTable) findTo(keys []int64, at, heads []int32) {
+	slots, mask, shift := t.slots, t.mask, t.shift
+	at = at[:len(keys)]
+	for j, k := range keys {
+		heads[at[j]] = findIn(slots, mask, shift, k)
+	}
+}
+
+// findIn is find over a table's fields passed as values, so that a loop of lookups keeps them in registers
+// instead of reading them through the table on every row (under js/wasm, loads from linear memory).
+func findIn(slots []intSlot, mask uint64, shift uint, k int64) int32 {
+	for s := intHash(k) >> shift; ; s = (s + 1) & mask {
+		e := &slots[s]
 		switch {
 		case e.head == 0:
 			return -1
