@@ -93,36 +93,43 @@ func (st *aggStates) add() {
 func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
 	st := s.states[i]
 	a := st.a
+	// The loops below read the state's and the vector's slices through locals, and test a row for null only
+	// in a vector that has nulls: under js/wasm every field read per row is a load from linear memory.
 	if a.Func == "count" {
+		n := st.n
 		for _, g := range gids {
-			st.n[g]++
+			n[g]++
 		}
 		return len(gids), nil
 	}
 	null := func(r int) bool { return v.Nulls != nil && v.Nulls.Get(r) }
+	nulls := v.HasNulls()
 	switch {
 	case a.Func == "dcount" || v.Type == column.Dynamic || v.Type == column.Bool:
 	case (a.Func == "sum" || a.Func == "avg") && v.Type == column.Real:
+		f, n, vals := st.f, st.n, v.Reals
 		for r, g := range gids {
-			if !null(r) {
-				st.f[g] += v.Reals[r]
-				st.n[g]++
+			if !nulls || !v.IsNull(r) {
+				f[g] += vals[r]
+				n[g]++
 			}
 		}
 		return len(gids), nil
 	case a.Func == "avg":
+		f, n, vals := st.f, st.n, v.Ints
 		for r, g := range gids {
-			if !null(r) {
-				st.f[g] += float64(v.Ints[r])
-				st.n[g]++
+			if !nulls || !v.IsNull(r) {
+				f[g] += float64(vals[r])
+				n[g]++
 			}
 		}
 		return len(gids), nil
 	case a.Func == "sum":
+		acc, vals := st.i, v.Ints
 		for r, g := range gids {
-			if !null(r) {
-				st.i[2*g] += v.Ints[r]
-				st.i[2*g+1]++
+			if !nulls || !v.IsNull(r) {
+				acc[2*g] += vals[r]
+				acc[2*g+1]++
 			}
 		}
 		return len(gids), nil

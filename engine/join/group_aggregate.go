@@ -325,32 +325,51 @@ func (h *Hash) roots() []int32 {
 // count when count is set (the caller may have counted them), in one loop whose cache misses on the summaries
 // overlap, then each aggregate's words, which the first loop brought into the cache.
 func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, count bool) {
-	stride := a.stride
-	for _, head := range heads {
-		if count {
-			a.sums[int(head)*stride]++
+	stride, sums := a.stride, a.sums
+	if count {
+		for _, head := range heads {
+			sums[int(head)*stride]++
 		}
 	}
 	for _, k := range a.fold {
 		t := &a.aggs[k]
 		v := b.Cols[t.col]
+		// The loop reads locals only, and branches on the aggregate by a number, not by its name per row.
+		vals, nulls, word := v.Ints, v.HasNulls(), t.word
+		fn := foldOther
+		switch t.fn {
+		case "sum":
+			fn = foldSum
+		case "min":
+			fn = foldMin
+		case "max":
+			fn = foldMax
+		}
 		for j, head := range heads {
 			r := int(rows[j])
-			if v.IsNull(r) {
+			if nulls && v.IsNull(r) {
 				continue
 			}
-			x := v.Ints[r]
-			w := a.sums[int(head)*stride+t.word:][:2]
+			x := vals[r]
+			w := sums[int(head)*stride+word:][:2]
 			switch {
-			case t.fn == "sum":
+			case fn == foldSum:
 				w[1] += x
-			case w[0] == 0, t.fn == "min" && x < w[1], t.fn == "max" && x > w[1]:
+			case w[0] == 0, fn == foldMin && x < w[1], fn == foldMax && x > w[1]:
 				w[1] = x
 			}
 			w[0]++
 		}
 	}
 }
+
+// What summarise folds a value into: its sum, its least, its greatest, or (foldOther) the first value seen.
+const (
+	foldOther = iota
+	foldSum
+	foldMin
+	foldMax
+)
 
 // probe reads the next probe batch and returns its share rows: with probe-side groups, one per probe row that
 // yields output; with build-side groups, the matched rows go into their keys' summaries and the share rows
@@ -368,25 +387,28 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 	}
 	a.clear()
 	if a.onBuild {
+		// The loop keeps what it reads and grows in locals (see Hash.joinRows).
 		nullSum := int32(h.table.N)
+		sums, stride, firsts, sel, heads, unmatched := a.sums, a.stride, a.firsts, a.sel, a.heads, h.ps.unmatched
 		for i, hd := range h.heads {
 			switch {
 			case hd >= 0:
 				head := hd &^ chainMore
-				rows := &a.sums[int(head)*a.stride]
+				rows := &sums[int(head)*stride]
 				if *rows == 0 {
-					a.firsts = append(a.firsts, head)
+					firsts = append(firsts, head)
 				}
 				*rows++
-				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, head)
-			case hd == noMatch && h.ps.unmatched:
+				sel, heads = append(sel, int32(i)), append(heads, head)
+			case hd == noMatch && unmatched:
 				if a.nullAt < 0 {
-					a.nullAt = len(a.firsts)
+					a.nullAt = len(firsts)
 				}
-				a.sums[int(nullSum)*a.stride]++
-				a.sel, a.heads = append(a.sel, int32(i)), append(a.heads, nullSum)
+				sums[int(nullSum)*stride]++
+				sel, heads = append(sel, int32(i)), append(heads, nullSum)
 			}
 		}
+		a.firsts, a.sel, a.heads = firsts, sel, heads
 		a.summarise(h.pb, a.sel, a.heads, false)
 		return nil, nil
 	}
@@ -450,25 +472,31 @@ func (a *GroupAggregate) endRows() *column.Batch {
 func (a *GroupAggregate) keyRows() *column.Batch {
 	h := a.h
 	a.clear()
-	for len(a.sel) < shareChunkRows {
-		if a.row < 0 {
-			if a.next == a.nullAt && !a.nullDone {
+	// The walk keeps its cursor and lists in locals (see Hash.joinRows).
+	row, head, key, chain := a.row, a.head, a.next, h.next
+	sel, mult, heads, firsts, sums, stride := a.sel, a.mult, a.heads, a.firsts, a.sums, a.stride
+	stop := len(firsts)
+	if a.nullAt >= 0 && !a.nullDone {
+		stop = min(stop, a.nullAt) // the null group's share comes in its place among the keys
+	}
+	for len(sel) < shareChunkRows {
+		if row < 0 {
+			if key >= stop {
 				break
 			}
-			if a.next >= len(a.firsts) {
-				break
-			}
-			a.head = a.firsts[a.next]
-			a.row = a.head
-			a.next++
+			head = firsts[key]
+			row = head
+			key++
 		}
-		a.take(a.row, a.sums[int(a.head)*a.stride], a.head)
-		if nx := h.next[a.row]; nx >= 0 {
-			a.row = nx
+		sel, mult, heads = append(sel, row), append(mult, sums[int(head)*stride]), append(heads, head)
+		if nx := chain[row]; nx >= 0 {
+			row = nx
 		} else {
-			a.row = -1
+			row = -1
 		}
 	}
+	a.row, a.head, a.next = row, head, key
+	a.sel, a.mult, a.heads = sel, mult, heads
 	if len(a.sel) > 0 {
 		return a.shareRows(h.table.Batch())
 	}
@@ -529,26 +557,24 @@ func (a *GroupAggregate) shareRows(b *column.Batch) *column.Batch {
 			out.SetLen(n)
 		case t.onSide && t.fn != "sum":
 			out = b.Cols[t.col].Gather(a.sel) // a min, max or distinct count takes the value once
-		case t.onSide:
+		case t.onSide: // a sum of the group side's own column: its value times its output rows
 			v := b.Cols[t.col]
+			vals, mult, nulls := v.Ints, a.mult, v.HasNulls()
 			for j, r := range a.sel {
-				switch {
-				case v.IsNull(int(r)):
+				if nulls && v.IsNull(int(r)) {
 					out.AppendNull()
-				case t.fn == "sum":
-					out.AppendInt(v.Ints[r] * a.mult[j])
-				default:
-					out.AppendInt(v.Ints[r])
+					continue
 				}
+				out.AppendInt(vals[r] * mult[j])
 			}
 		default:
+			sums, stride, word := a.sums, a.stride, t.word
 			for _, head := range a.heads {
 				if head < 0 {
 					out.AppendNull()
 					continue
 				}
-				w := a.sums[int(head)*a.stride+t.word:][:2]
-				if w[0] == 0 {
+				if w := sums[int(head)*stride+word:][:2]; w[0] == 0 {
 					out.AppendNull()
 				} else {
 					out.AppendInt(w[1])
