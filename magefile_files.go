@@ -114,6 +114,22 @@ func fileBenchData(users int) (filebench.Files, error) {
 	return files, nil
 }
 
+// MemFiles writes the two JSON-lines files of the --mem table in docs/files.md (internal/filebench.WriteKeyPair)
+// into build/memfiles: a.jsonl and b.jsonl, MEMFILES_ROWS lines each (default 2000000), from seed 1, for
+// measuring the command's peak RSS under a memory budget by hand.
+func MemFiles() error {
+	rows, err := envInt("MEMFILES_ROWS", 2_000_000)
+	if err != nil {
+		return err
+	}
+	a, b, err := filebench.WriteKeyPair(filepath.Join("build", "memfiles"), rows, 1)
+	if err != nil {
+		return fmt.Errorf("memfiles: %w", err)
+	}
+	fmt.Printf("memfiles: %d lines each in %s and %s\n", rows, a, b)
+	return nil
+}
+
 // benchFilesUsers is the browser's default users file: 200K users ⋈ 1M events (29 + 123 MB as JSON lines,
 // 12 + 50 MB as CSV), which every engine of the page parses several times within a few minutes; the native
 // benchmark's 1M ⋈ 5M runs with FILEBENCH_USERS=1000000.

@@ -22,6 +22,7 @@ type fileScan struct {
 	opts  Options
 	split func() boundary
 	parse func(chunk) ([]*column.Batch, error) // safe to run on several chunks at once
+	ended func()                               // if not nil, called once when every chunk has been parsed without error
 
 	f       io.ReadCloser
 	c       *chunker
@@ -95,6 +96,10 @@ func (it *fileScan) Next(ctx context.Context) (*column.Batch, error) {
 			}
 			if it.rows >= 0 && it.seen != it.rows {
 				return nil, fmt.Errorf("%s: %d rows when opened, %d now: the file changed", it.at.describe(it.name), it.rows, it.seen)
+			}
+			if it.ended != nil {
+				it.ended()
+				it.ended = nil
 			}
 			return nil, nil
 		}

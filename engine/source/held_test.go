@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -144,5 +145,93 @@ func TestHeldReadAt(t *testing.T) {
 		if n != want || !bytes.Equal(p[:n], data[off:off+int64(n)]) || (n < len(p)) != (err == io.EOF) {
 			t.Fatalf("ReadAt(%d bytes, %d) = %d, %v; want %d bytes", len(p), off, n, err, want)
 		}
+	}
+}
+
+// TestHeldLinesValidatedOnce checks that held JSON lines typed from a sample are validated by the first scan
+// that reads them to the end, and not by the scans after it, which still check the values they read; and that
+// a scan stopped early or by an error leaves them to be validated. It finds out which scans validate by
+// breaking a line's JSON in the held bytes (as nothing outside a test may): a validating scan reports it with
+// its line, a scan that skips the validation reads the line's members as usual.
+func TestHeldLinesValidatedOnce(t *testing.T) {
+	var data strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&data, `{"a":%d,"b":"x"}`+"\n", 1000+i)
+	}
+	lineAt := func(n int) int64 { // the byte offset of line n, 1-based; every line is 19 bytes
+		return int64(n-1) * int64(len(`{"a":1000,"b":"x"}`+"\n"))
+	}
+	o := Options{ChunkBytes: 1 << 10, SampleBytes: 1 << 10}
+	open := func() (*Held, Source) {
+		h := held(t, data.String())
+		s, err := OpenHeld("T", JSONLines, h, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.(Sampled).Sampled() {
+			t.Fatal("the table is typed from every line; the test needs a sample")
+		}
+		return h, s
+	}
+	write := func(h *Held, off int64, b string) {
+		copy(h.blocks[off/heldBlockBytes][off%heldBlockBytes:], b)
+	}
+	// Line 1500 ends with ']' for '}': invalid JSON whose members read as before.
+	const broken = 1500
+	breakLine := func(h *Held) { write(h, lineAt(broken+1)-2, "]") }
+	mendLine := func(h *Held) { write(h, lineAt(broken+1)-2, "}") }
+	wantMalformed := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("source T: line %d: malformed JSON", broken)) {
+			t.Fatalf("%s: %v, want line %d's malformed JSON", what, err, broken)
+		}
+	}
+
+	h, s := open()
+	it := s.Scan(t.Context(), s.Schema(nil))
+	if b, err := it.Next(t.Context()); b == nil || err != nil {
+		t.Fatalf("a scan's first batch: %v, %v", b, err)
+	}
+	breakLine(h)
+	wantMalformed("the first whole scan, after a scan stopped early", scanToEnd(t, s))
+	wantMalformed("the scan after one that failed", scanToEnd(t, s))
+	mendLine(h)
+	if err := scanToEnd(t, s); err != nil {
+		t.Fatal(err)
+	}
+	breakLine(h)
+	if err := scanToEnd(t, s); err != nil {
+		t.Fatalf("a scan after one that validated every line validated them again: %v", err)
+	}
+	// A value the sample's types cannot hold still stops the scan: a is long, and line 1700 now holds 12.4.
+	write(h, lineAt(1700)+int64(len(`{"a":`)), "12.4")
+	var re *RetypeError
+	if err := scanToEnd(t, s); !errors.As(err, &re) || re.Line != 1700 || re.Column != "a" {
+		t.Fatalf("a real in a long column after the lines were validated: %v, want a RetypeError at line 1700", err)
+	}
+
+	// Scans at once: one of them validates, and the -race detector sees them share the mark.
+	h, s = open()
+	errs := make(chan error, 4)
+	for range cap(errs) {
+		go func() {
+			it := s.Scan(t.Context(), s.Schema(nil))
+			for {
+				b, err := it.Next(t.Context())
+				if b == nil || err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	breakLine(h)
+	if err := scanToEnd(t, s); err != nil {
+		t.Fatalf("after scans at once: %v", err)
 	}
 }

@@ -487,9 +487,9 @@ func (it *jsonlIter) Next(ctx context.Context) (*column.Batch, error) {
 // held says the lines outlive the batch unchanged (a source holding them), so a string value without escapes
 // is a view of its line instead of a copy; a scan of a file, whose chunks are read again, copies.
 //
-// With check (a file typed from a sample) each line is also validated in the same walk (checkMembers): the
-// first line that is malformed, or holds what the sample's types do not (*RetypeError), ends the batch, and row
-// says which line it was.
+// With check (a file typed from a sample) each line is also validated in the same walk (checkMembers), unless
+// an earlier scan validated them all (check.linesValid): the first line that is malformed, or holds what the
+// sample's types do not (*RetypeError), ends the batch, and row says which line it was.
 func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scanCheck, held bool) (_ *column.Batch, row int, _ error) {
 	vecs := make([]*column.Vector, len(cols))
 	for c, f := range cols {
@@ -552,7 +552,7 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 			}
 			return !stopEarly || left > 0
 		}
-		if check == nil {
+		if check == nil || check.linesValid {
 			eachMember(line, visit)
 		} else if ok, big := checkMembers(line, visit); !ok || big != "" {
 			return nil, r, lineFault(line)
@@ -575,6 +575,9 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 type scanCheck struct {
 	saw []kinds
 	all bool
+	// linesValid says every line is known to be valid JSON with its numbers in range (jsonlTyping.linesValid),
+	// so only the values read are checked.
+	linesValid bool
 }
 
 // fits reports whether a value of kind k leaves scan column c's type as the sample made it.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/joinlab/joinlab/engine/column"
 )
@@ -18,7 +19,8 @@ import (
 // and parses each chunk straight into batches of the columns it asks for, so a query holds a few chunks of the
 // file (one per worker, plus their batches), never the whole of it. A nested path is typed, the first time a
 // query names it, by one more read of the sample. A scan of a sampled file validates every line and checks
-// every value it reads against the sample's types.
+// every value it reads against the sample's types; of bytes that never change (held, or a stream's copy), only
+// until one scan has validated them all.
 //
 // The cost is a read of the file per scan (from the page cache, once it is warm) in place of holding it. A
 // file typed from every value and changed after it was opened fails the scan when its row count no longer
@@ -40,6 +42,12 @@ type jsonlTyping struct {
 	rows    int
 	sampled bool
 	paths   map[string]kinds // nested paths typed on first request
+
+	// linesValid says a scan has read every line of bytes that nobody writes (held data, or a stream's
+	// copy) and found each one valid JSON with its numbers in range, so later scans walk the lines without
+	// validating them again (the validation walk is most of a scan's time in wasm). Scans may run at once, and
+	// the first to reach its end sets it.
+	linesValid atomic.Bool
 }
 
 var _ Sampled = (*jsonlFile)(nil)
@@ -143,13 +151,18 @@ func (s *jsonlFile) typePaths(paths []string) []column.Type {
 
 // Scan reads the file again, a chunk per worker at a time, in file order. When the file was typed from a
 // sample, each chunk's lines are validated and each value read is checked against the sample's types: the
-// first line that fails is the scan's error (a *RetypeError for a value its column cannot hold).
+// first line that fails is the scan's error (a *RetypeError for a value its column cannot hold). Held data
+// is validated by its first scan that reads to the end; the scans after it check the values they read only.
 func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
 	s.mu.Lock()
 	top, rows, sampled := s.top, s.rows, s.sampled
 	var check *scanCheck
+	var validated func()
 	if sampled {
-		check = &scanCheck{saw: make([]kinds, len(cols)), all: true}
+		check = &scanCheck{saw: make([]kinds, len(cols)), all: true, linesValid: s.linesValid.Load()}
+		if s.held != nil && !check.linesValid {
+			validated = func() { s.linesValid.Store(true) }
+		}
 		for c, f := range cols {
 			if i := top.Index(f.Name); i >= 0 {
 				check.saw[c] = s.saw[i]
@@ -196,7 +209,7 @@ func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
 		}
 		return out, err
 	}
-	return &fileScan{name: s.name, at: s.place, rows: rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse}
+	return &fileScan{name: s.name, at: s.place, rows: rows, opts: s.opts, split: func() boundary { return lineEnd{} }, parse: parse, ended: validated}
 }
 
 // lineOf is the line number in the file of line, a slice of ch's data.

@@ -57,6 +57,27 @@ func Write(dir string, users int, seed uint64) (Files, error) {
 	return p, nil
 }
 
+// WriteKeyPair writes the two files of the --mem table in docs/files.md into dir, rows lines of JSON each:
+// a.jsonl holds k (0 to rows-1, each once), v and name; b.jsonl holds k (uniform over a's keys, so every line
+// joins exactly one of a's), w and tag. A join of the two on k returns rows rows, and sorts and groups on
+// keys of every multiplicity, at a few columns a line: the shape that spills under a small --mem.
+func WriteKeyPair(dir string, rows int, seed uint64) (a, b string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	a, b = filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	if err := write(a, rows, seed, func(w *bufio.Writer, i int, h uint64) {
+		fmt.Fprintf(w, `{"k":%d,"v":%d,"name":"n%d"}`+"\n", i, h%1000, h>>10%100000)
+	}); err != nil {
+		return a, b, err
+	}
+	// Another seed for b, so that its hashes are not a's line by line.
+	err = write(b, rows, seed+1, func(w *bufio.Writer, i int, h uint64) {
+		fmt.Fprintf(w, `{"k":%d,"w":%d,"tag":"t%d"}`+"\n", h%uint64(rows), h>>32%1000, h>>42%100)
+	})
+	return a, b, err
+}
+
 func write(path string, rows int, seed uint64, row func(w *bufio.Writer, i int, h uint64)) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)

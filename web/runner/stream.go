@@ -501,6 +501,23 @@ func (c *countingSource) Scan(ctx context.Context, cols []column.Field) source.I
 	return &countingIter{it: c.Source.Scan(ctx, cols), src: c, scan: c.scans}
 }
 
+// Sampled and TypeAll let a run type a counted table from every value when a scan meets a value its sample's
+// types cannot hold (engine/query), as it would the table itself; a source that is not typed from a sample
+// reports false, and has nothing to type.
+func (c *countingSource) Sampled() bool {
+	s, ok := c.Source.(source.Sampled)
+	return ok && s.Sampled()
+}
+
+func (c *countingSource) TypeAll(ctx context.Context) error {
+	if s, ok := c.Source.(source.Sampled); ok {
+		return s.TypeAll(ctx)
+	}
+	return nil
+}
+
+var _ source.Sampled = (*countingSource)(nil)
+
 type countingIter struct {
 	it    source.Iterator
 	src   *countingSource

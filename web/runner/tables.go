@@ -54,7 +54,8 @@ func NewTables() *Tables { return &Tables{m: map[int]*ownTable{}} }
 
 // Load parses table id from open's bytes in format ("jsonl" or "csv"), replacing any table of that id (and
 // stopping its parse). open nil parses the table's bytes again, from the opener it was loaded with. It
-// reports bytes parsed to progress, at most every progressEvery, and returns what the table holds. The
+// reports bytes parsed to progress after the first read, at the end, and between them at most every
+// progressEvery, and returns what the table holds. The
 // summary carries the table's text when it is at most protocol.MaxInlineBytes long.
 func (t *Tables) Load(ctx context.Context, id int, format string, open Opener, progress func(read int64)) (*protocol.Summary, error) {
 	var f source.Format
@@ -230,23 +231,6 @@ func (t *Tables) source(ctx context.Context, id int, name string) (source.Source
 	}
 	return src, nil
 }
-
-// Sampled and TypeAll let a run type a counted table from every value when a scan meets a value its sample's
-// types cannot hold (engine/query), as it would the table itself; a source that is not typed from a sample
-// reports false, and has nothing to type.
-func (c *countingSource) Sampled() bool {
-	s, ok := c.Source.(source.Sampled)
-	return ok && s.Sampled()
-}
-
-func (c *countingSource) TypeAll(ctx context.Context) error {
-	if s, ok := c.Source.(source.Sampled); ok {
-		return s.TypeAll(ctx)
-	}
-	return nil
-}
-
-var _ source.Sampled = (*countingSource)(nil)
 
 // typedAfterRows adds to a run's error, when a table's sampled types failed it after rows had gone to the
 // page (engine/query cannot take them back), that the table is now typed from every value, so the same query

@@ -291,6 +291,9 @@ func TestOwnTablesByHandle(t *testing.T) {
 	if !strings.Contains(html, "Parsing… 25.0 MiB of 50.0 MiB (50%)") {
 		t.Errorf("no progress in\n%s", html)
 	}
+	if !strings.Contains(html, `data-progress-reports="1" data-read="26214400"`) {
+		t.Errorf("no count of progress reports in\n%s", html)
+	}
 	for _, bad := range []string{"has space", "1abc", "Users", ""} {
 		s.RenameTable(tb.ID, bad)
 		if tb.Name != "clicks_2024_v2" || tb.NameErr == "" {

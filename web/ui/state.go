@@ -59,6 +59,8 @@ type Table struct {
 	File string
 	// Size is the bytes' length; Read how many the engine has parsed so far.
 	Size, Read int64
+	// Reports is how many progress messages the engine sent for the table's current parse.
+	Reports int
 	// Status is TableLoading, TableReady, TableFailed or TableMissing.
 	Status  string
 	Summary *protocol.Summary
