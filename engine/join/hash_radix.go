@@ -264,11 +264,7 @@ func (h *Hash) sortWindow(rows int) {
 			keyed++
 		}
 	}
-	at := 0
-	for p, c := range counts {
-		counts[p] = at
-		at += c
-	}
+	startsFromCounts(counts)
 	w.order = growTo(w.order, keyed)
 	order, heads := w.order, w.heads
 	var ikeys []int64

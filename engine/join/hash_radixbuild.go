@@ -77,11 +77,7 @@ func (h *Hash) buildOrder(keys []*column.Vector, order func(func(int) bool), bit
 		counts[p]++
 		keyed++
 	}
-	at := 0
-	for p, c := range counts {
-		counts[p] = at
-		at += c
-	}
+	startsFromCounts(counts)
 	rows = make([]int32, keyed)
 	if ints {
 		ikeys = make([]int64, keyed)
@@ -99,6 +95,15 @@ func (h *Hash) buildOrder(keys []*column.Vector, order func(func(int) bool), bit
 		}
 	}
 	return rows, ikeys, true
+}
+
+// startsFromCounts turns a counting sort's count per partition into each partition's first place.
+func startsFromCounts(counts []int) {
+	at := 0
+	for p, c := range counts {
+		counts[p] = at
+		at += c
+	}
 }
 
 // releaseBuildOrder gives back the memory buildOrder counted.
