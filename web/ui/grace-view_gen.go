@@ -168,6 +168,10 @@ func (c *GraceView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(4), Data: " Each keys cell starts with a fixed element: Vugu's renderer leaves an element's old children in place when\n\t     its new list of children is empty, so a row reused for a partition with no keys on one side would keep\n\t     the keys another partition drew there. "}
+		vgparent.AppendChild(vgn)
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
+		vgparent.AppendChild(vgn)
 		if len(c.SmallRows()) > 0 {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "part-rows"}}}
 			vgparent.AppendChild(vgn)
@@ -224,6 +228,9 @@ func (c *GraceView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							{
 								vgparent := vgn
 								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "i", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "keys-start"}, vugu.VGAttribute{Namespace: "", Key: "hidden", Val: ""}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(vugu.HTML(""))
 								for vgiterkeyt, k := range p.Left {
 									var vgiterkey interface{} = vgiterkeyt
 									_ = vgiterkey
@@ -242,6 +249,9 @@ func (c *GraceView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							{
 								vgparent := vgn
 								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "i", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "keys-start"}, vugu.VGAttribute{Namespace: "", Key: "hidden", Val: ""}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(vugu.HTML(""))
 								for vgiterkeyt, k := range p.Right {
 									var vgiterkey interface{} = vgiterkeyt
 									_ = vgiterkey

@@ -311,6 +311,10 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		}
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
 		vgparent.AppendChild(vgn)
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(4), Data: " Each keys cell starts with a fixed element, as in grace-view.vugu: Vugu's renderer keeps an element's old\n\t     children when its new list of children is empty. "}
+		vgparent.AppendChild(vgn)
+		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n\t"}
+		vgparent.AppendChild(vgn)
 		if len(c.SmallRows()) > 0 {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "worker-rows"}}}
 			vgparent.AppendChild(vgn)
@@ -375,6 +379,9 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							{
 								vgparent := vgn
 								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "i", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "keys-start"}, vugu.VGAttribute{Namespace: "", Key: "hidden", Val: ""}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(vugu.HTML(""))
 								for vgiterkeyt, r := range c.Before(w, true) {
 									var vgiterkey interface{} = vgiterkeyt
 									_ = vgiterkey
@@ -394,6 +401,9 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							{
 								vgparent := vgn
 								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "i", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "keys-start"}, vugu.VGAttribute{Namespace: "", Key: "hidden", Val: ""}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(vugu.HTML(""))
 								for vgiterkeyt, r := range c.Before(w, false) {
 									var vgiterkey interface{} = vgiterkeyt
 									_ = vgiterkey
@@ -413,6 +423,9 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							{
 								vgparent := vgn
 								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "i", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "keys-start"}, vugu.VGAttribute{Namespace: "", Key: "hidden", Val: ""}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(vugu.HTML(""))
 								for vgiterkeyt, r := range c.After(w, true) {
 									var vgiterkey interface{} = vgiterkeyt
 									_ = vgiterkey
@@ -433,6 +446,9 @@ func (c *SaltedView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							{
 								vgparent := vgn
 								_ = vgparent
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "i", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "keys-start"}, vugu.VGAttribute{Namespace: "", Key: "hidden", Val: ""}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(vugu.HTML(""))
 								for vgiterkeyt, r := range c.After(w, false) {
 									var vgiterkey interface{} = vgiterkeyt
 									_ = vgiterkey
