@@ -34,6 +34,7 @@ const readHolder = "file reader"
 type chunk struct {
 	data   []byte
 	line   int    // line number of data's first byte, from 1
+	lines  int    // the newlines data holds (its records, but for quoted newlines; 0 when not counted)
 	offset int64  // byte offset of data in the file
 	held   int64  // bytes of the budget its buffer holds, given back by release
 	buf    []byte // the whole buffer data lies in, for recycle
@@ -65,7 +66,7 @@ func (c *csvEnd) end(buf []byte) int {
 	// Jump from quote to quote: inside quotes nothing ends a record, and between two quotes the last newline is
 	// the last record end there. A search call per quote, not a step per byte.
 	for i := c.scanned; i < len(buf); {
-		q := bytes.IndexByte(buf[i:], '"')
+		q := indexByte(buf[i:], '"')
 		if !c.quoted {
 			region := buf[i:]
 			if q >= 0 {
@@ -202,7 +203,8 @@ func (c *chunker) emit(buf []byte, cut int) (chunk, error) {
 	// Every buffer's capacity is what it holds of the budget; the chunk takes over buf's.
 	out := chunk{data: buf[:cut:cut], line: c.line, offset: c.offset, held: int64(cap(buf)), buf: buf}
 	c.split.reset()
-	c.line += bytes.Count(out.data, []byte{'\n'})
+	out.lines = countByte(out.data, '\n')
+	c.line += out.lines
 	c.offset += int64(cut)
 	if rest := buf[cut:]; len(rest) > 0 {
 		next, err := c.grow(nil, max(len(rest), c.size))

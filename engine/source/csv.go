@@ -221,13 +221,21 @@ func readTypedCSV(r *csvRecords, ch chunk, fields int, how csvRead, p csvPart) (
 			only[c] = c
 		}
 	}
+	// A chunk's lines bound its records (a quoted newline or a blank line only makes fewer), so the vectors
+	// are made at their size once instead of grown by copying as they fill.
 	p.cols = make([]*column.Vector, fields)
 	for _, c := range only {
-		p.cols[c] = column.NewVector(how.types[c], 0)
+		p.cols[c] = column.NewVector(how.types[c], ch.lines+1)
 	}
 	// The fields view the chunk while they are parsed, so no line is copied; a value kept as text (a string or
-	// dynamic column) is copied alone, unless the chunk outlives the table's columns (how.view).
+	// dynamic column) is copied alone, unless the chunk outlives the table's columns (how.view). Only the fields
+	// up to the last one read are split out.
 	r.reuse, r.view = true, true
+	keep := 0
+	for _, c := range only {
+		keep = max(keep, c+1)
+	}
+	r.setKeep(keep)
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -260,7 +268,7 @@ func appendTypedCSV(v *column.Vector, s string) bool {
 		v.AppendNull()
 		return true
 	case t == column.Long:
-		n, err := strconv.ParseInt(s, 10, 64)
+		n, err := parseLong(s)
 		v.AppendInt(n)
 		return err == nil
 	case t == column.DateTime:
@@ -413,7 +421,7 @@ func appendCSV(v *column.Vector, t column.Type, s string) {
 	case column.Bool:
 		v.AppendBool(strings.EqualFold(s, "true"))
 	case column.Long:
-		n, _ := strconv.ParseInt(s, 10, 64)
+		n, _ := parseLong(s)
 		v.AppendInt(n)
 	case column.Real:
 		v.AppendReal(parseReal(s))

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
-	"strings"
 )
 
 // csvRecords reads the records of a chunk exactly as encoding/csv reads them (RFC 4180 quoting, a CR before a
@@ -17,6 +16,9 @@ type csvRecords struct {
 	data   []byte
 	line   int // the line of data's first byte, counted from the chunk's first line as 1
 	fields int // the fields every record must have
+	// keep is how many leading fields an unquoted record returns (the rest are only counted): all of them
+	// unless the reader needs fewer (setKeep).
+	keep int
 	// reuse makes Read return the same slice every time (as csv.Reader.ReuseRecord); else each record is new.
 	reuse bool
 	// view makes an unquoted record's fields views of data instead of a copy of its line: only for data that
@@ -30,47 +32,42 @@ type csvRecords struct {
 
 // newCSVRecords reads data, which starts at the given line of its chunk, expecting fields fields a record.
 func newCSVRecords(data []byte, line, fields int) *csvRecords {
-	return &csvRecords{data: data, line: line, fields: fields}
+	return &csvRecords{data: data, line: line, fields: fields, keep: fields}
 }
+
+// setKeep makes Read return only the first keep fields of an unquoted record, enough for the highest field a
+// scan reads: the fields past it are counted, for the check that every record has them all, but not split out.
+// A quoted record still comes whole from encoding/csv.
+func (r *csvRecords) setKeep(keep int) { r.keep = min(keep, r.fields) }
 
 // Read returns the next record, io.EOF after the last.
 func (r *csvRecords) Read() ([]string, error) {
 	for len(r.data) > 0 {
-		end := bytes.IndexByte(r.data, '\n')
+		end := indexByte(r.data, '\n')
 		next := end + 1
 		if end < 0 {
 			end, next = len(r.data), len(r.data)
 		}
-		line := r.data[:end]
-		if bytes.IndexByte(line, '"') >= 0 {
-			return r.readQuoted()
-		}
-		r.recLine = r.line
-		r.data, r.line, r.quoted = r.data[next:], r.line+1, nil
-		line = bytes.TrimSuffix(line, []byte("\r"))
+		line := bytes.TrimSuffix(r.data[:end], []byte("\r"))
 		if len(line) == 0 {
+			r.data, r.line = r.data[next:], r.line+1
 			continue
 		}
-		var s string
-		if r.view {
-			s = view(line)
-		} else {
+		s := view(line)
+		if !r.view {
 			s = string(line)
 		}
 		if !r.reuse {
 			r.rec = make([]string, 0, r.fields)
 		}
-		r.rec = r.rec[:0]
-		for {
-			i := strings.IndexByte(s, ',')
-			if i < 0 {
-				r.rec = append(r.rec, s)
-				break
-			}
-			r.rec = append(r.rec, s[:i])
-			s = s[i+1:]
+		rec, fields, unquoted := splitUnquoted(s, r.rec[:0], r.keep)
+		if !unquoted {
+			return r.readQuoted()
 		}
-		if len(r.rec) != r.fields {
+		r.rec = rec
+		r.recLine = r.line
+		r.data, r.line, r.quoted = r.data[next:], r.line+1, nil
+		if fields != r.fields {
 			return nil, &csv.ParseError{StartLine: r.recLine, Line: r.recLine, Column: 1, Err: csv.ErrFieldCount}
 		}
 		return r.rec, nil
@@ -95,7 +92,7 @@ func (r *csvRecords) readQuoted() ([]string, error) {
 	cr.FieldsPerRecord = r.fields
 	out, err := cr.Read()
 	r.recLine, r.quoted = r.line, cr
-	r.data, r.line = r.data[n:], r.line+bytes.Count(rec, []byte("\n"))
+	r.data, r.line = r.data[n:], r.line+countByte(rec, '\n')
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		shifted := *pe

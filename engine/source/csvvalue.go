@@ -25,7 +25,7 @@ func textValue(s string) (kinds, int64, error) {
 		return sawBool, 0, nil
 	}
 	if isInteger(s) {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n, err := parseLong(s); err == nil {
 			return sawLong, n, nil
 		}
 	}

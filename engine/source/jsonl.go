@@ -69,7 +69,7 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 	for len(data) > 0 {
 		lineNo++
 		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		if i := indexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
 		} else {
 			line, data = data, nil
@@ -620,7 +620,7 @@ func appendRaw(v *column.Vector, raw []byte, held bool) {
 		v.AppendNull()
 		return
 	case v.Type == column.Long && number:
-		if n, err := strconv.ParseInt(view(raw), 10, 64); err == nil {
+		if n, err := parseLong(view(raw)); err == nil {
 			v.AppendInt(n)
 			return
 		}
@@ -665,7 +665,7 @@ func appendJSON(v *column.Vector, r gjson.Result) {
 	case column.Bool:
 		v.AppendBool(r.Type == gjson.True)
 	case column.Long:
-		n, err := strconv.ParseInt(r.Raw, 10, 64)
+		n, err := parseLong(r.Raw)
 		if err != nil {
 			v.AppendNull()
 			return

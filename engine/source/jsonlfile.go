@@ -215,7 +215,7 @@ func (s *jsonlFile) Scan(_ context.Context, cols []column.Field) Iterator {
 // lineOf is the line number in the file of line, a slice of ch's data.
 func lineOf(ch chunk, line []byte) int {
 	start := cap(ch.data) - cap(line) // line shares ch.data's array, which ends where ch.data does
-	return ch.line + bytes.Count(ch.data[:start], []byte{'\n'})
+	return ch.line + countByte(ch.data[:start], '\n')
 }
 
 // forEachJSONLine calls fn with each non-blank line of data, trimmed, as parseJSONLLines reads them, until fn
@@ -223,7 +223,7 @@ func lineOf(ch chunk, line []byte) int {
 func forEachJSONLine(data []byte, fn func([]byte) bool) {
 	for len(data) > 0 {
 		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		if i := indexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
 		} else {
 			line, data = data, nil
