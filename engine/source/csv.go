@@ -198,12 +198,12 @@ func typeCSVRecords(r *csvRecords, ch chunk, fields int, p csvPart) (csvPart, er
 			return p, csvError(err, ch.line)
 		}
 		for c, s := range rec {
-			k, err := textKind(s, false)
+			k, err := addTextKind(p.saw[c], s)
 			if err != nil {
 				line, _ := r.FieldPos(c)
 				return p, fmt.Errorf("line %d: %w", ch.line-1+line, err)
 			}
-			p.saw[c] |= k
+			p.saw[c] = k
 		}
 		p.rows++
 	}

@@ -3,7 +3,6 @@ package source
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
 )
@@ -21,7 +20,7 @@ func textValue(s string) (kinds, int64, error) {
 	case "NaN", "Infinity", "-Infinity":
 		return sawReal, int64(math.Float64bits(specialReals[s])), nil
 	}
-	if (len(s) == 4 || len(s) == 5) && (strings.EqualFold(s, "true") || strings.EqualFold(s, "false")) {
+	if isBoolWord(s) {
 		return sawBool, 0, nil
 	}
 	if isInteger(s) {

@@ -126,6 +126,36 @@ func TestTextValueMatchesTextKind(t *testing.T) {
 	}
 }
 
+// TestAddTextKindFoldsAsTextKind types random columns field by field with addTextKind, which stops classing a
+// column's fields once it has seen a string, and with textKind's kinds OR-ed together: the same type, and
+// the same error at the same field.
+func TestAddTextKindFoldsAsTextKind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 6))
+	for range 3000 {
+		var fast, all kinds
+		long := []string{strings.Repeat("9", 320), strings.Repeat("9", 300), "0." + strings.Repeat("0", 330) + "1",
+			"-" + strings.Repeat("1", 299) + ".5"}
+		for i := range 1 + rng.IntN(12) {
+			s := randomField(rng)
+			if rng.IntN(20) == 0 {
+				s = long[rng.IntN(len(long))]
+			}
+			k, err := addTextKind(fast, s)
+			want, wantErr := textKind(s, false)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("field %d %q after %v: addTextKind's error %v, textKind's %v", i, s, fast, err, wantErr)
+			}
+			if err != nil {
+				break
+			}
+			fast, all = k, all|want
+			if fast.columnType() != all.columnType() {
+				t.Fatalf("field %d %q: addTextKind types the column %v, textKind %v", i, s, fast.columnType(), all.columnType())
+			}
+		}
+	}
+}
+
 // TestReadCSVViewsMatchCopies reads random CSV (kinds changing at random lines, so chunks widen and are
 // parsed again, quoted fields among them) through Read, whose fields view the chunks, at random chunk sizes,
 // and checks every value against FromCSV, which copies them.

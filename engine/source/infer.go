@@ -66,14 +66,20 @@ func textKind(s string, isJSONString bool) (kinds, error) {
 	if s == "" {
 		return 0, nil
 	}
-	switch s {
-	case "NaN", "Infinity", "-Infinity": // specialReals, without hashing every value
-		return sawReal, nil
-	}
-	if !isJSONString {
-		if (len(s) == 4 || len(s) == 5) && (strings.EqualFold(s, "true") || strings.EqualFold(s, "false")) {
+	// The first byte sorts the field: only one that starts like a number can be a number, -Infinity or a
+	// datetime (whose shape starts with a digit), and only one that does not can be a word. Every field of a
+	// sample is classed, so a string goes no further than its first letter.
+	c := s[0]
+	if !isDigit(c) && c != '-' && c != '+' && c != '.' {
+		switch {
+		case s == "NaN" || s == "Infinity": // specialReals, without hashing every value
+			return sawReal, nil
+		case !isJSONString && isBoolWord(s):
 			return sawBool, nil
 		}
+		return sawString, nil
+	}
+	if !isJSONString {
 		// Only integer syntax goes to ParseInt: a failed parse builds an error value, and most fields are not
 		// integers. One beyond the range of a long fails there and is read below as a real; 18 digits or
 		// fewer always fit.
@@ -86,16 +92,64 @@ func textKind(s string, isJSONString bool) (kinds, error) {
 			}
 		}
 		if isDecimal(s) {
-			if _, err := strconv.ParseFloat(s, 64); err != nil {
-				return 0, errOutOfRange(s) // decimal syntax, so the only failure is the range
+			if mayLeaveRealRange(s) {
+				if _, err := strconv.ParseFloat(s, 64); err != nil {
+					return 0, errOutOfRange(s) // decimal syntax, so the only failure is the range
+				}
 			}
 			return sawReal, nil
 		}
+	}
+	if s == "-Infinity" {
+		return sawReal, nil
 	}
 	if _, ok := column.ParseDateTime(s); ok {
 		return sawDateTime, nil
 	}
 	return sawString, nil
+}
+
+// mayLeaveRealRange reports whether a decimal number s could be beyond the range of a real. Without an
+// exponent and within 300 characters it lies between 10^-300 and 10^300, well inside, so only a longer one or
+// one with an exponent needs parsing to be classed.
+func mayLeaveRealRange(s string) bool {
+	if len(s) > 300 {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 == 'e' {
+			return true
+		}
+	}
+	return false
+}
+
+// isBoolWord reports whether s is true or false in any case. Its first byte rules out most fields before
+// strings.EqualFold's Unicode folding is paid: numbers of four or five digits are common.
+func isBoolWord(s string) bool {
+	switch len(s) {
+	case 4:
+		return s[0]|0x20 == 't' && strings.EqualFold(s, "true")
+	case 5:
+		return s[0]|0x20 == 'f' && strings.EqualFold(s, "false")
+	}
+	return false
+}
+
+// addTextKind is saw, the kinds a CSV column has seen, with field s's added: textKind's kind and error. A
+// column that has seen a string is a string whatever else it holds, so its later fields are only checked for
+// the one error a field can be, a number beyond a real's range, instead of being classed.
+func addTextKind(saw kinds, s string) (kinds, error) {
+	if saw&sawString != 0 {
+		if isDecimal(s) && mayLeaveRealRange(s) {
+			if _, err := strconv.ParseFloat(s, 64); err != nil {
+				return saw, errOutOfRange(s)
+			}
+		}
+		return saw, nil
+	}
+	k, err := textKind(s, false)
+	return saw | k, err
 }
 
 // isDecimal reports whether s is a decimal number: an optional sign, digits with an optional fraction, an
