@@ -75,42 +75,59 @@ func countByte(b []byte, c byte) int {
 	return count
 }
 
-// splitUnquoted appends the first keep comma-separated fields of line to rec, views of line, and returns
-// them with the number of fields line holds; or, when line holds a quote, ok is false and rec is as it came.
-// One pass of eight bytes a step looks for both, and past the kept fields only counts the commas.
-func splitUnquoted(line string, rec []string, keep int) (_ []string, fields int, ok bool) {
-	n := len(line)
+// splitLine splits the line at the start of data (up to its first newline, or all of data; a CR before the
+// newline dropped): it appends the line's first keep comma-separated fields to rec, views of data, and returns
+// them with the number of fields the line holds and the newline's index (len(data) if none). When the line
+// holds a quote, ok is false and rec is as it came. One pass of eight bytes a step finds the newline, the quotes
+// and the commas together, and past the kept fields only counts the commas. data is not empty.
+func splitLine(data []byte, rec []string, keep int) (_ []string, fields, end int, ok bool) {
+	n := len(data)
 	start := len(rec)
-	p := unsafe.Pointer(unsafe.StringData(line))
+	p := unsafe.Pointer(unsafe.SliceData(data))
+	s := unsafe.String((*byte)(p), n)
 	from, i, commas := 0, 0, 0
-	for ; i+8 <= n; i += 8 {
+	end = -1
+	for ; i+8 <= n && end < 0; i += 8 {
 		w := load(p, i)
-		if zeroBytes(w^('"'*swarOnes)) != 0 {
-			return rec[:start], 0, false
+		q, c := zeroBytes(w^('"'*swarOnes)), zeroBytes(w^(','*swarOnes))
+		if nl := zeroBytes(w ^ ('\n' * swarOnes)); nl != 0 {
+			before := nl&-nl - 1 // the marks of the bytes before the first newline
+			q, c, end = q&before, c&before, i+bits.TrailingZeros64(nl)>>3
 		}
-		z := zeroBytes(w ^ (',' * swarOnes))
-		for ; z != 0 && commas < keep; z &= z - 1 {
-			at := i + bits.TrailingZeros64(z)>>3
-			rec = append(rec, line[from:at])
+		if q != 0 {
+			return rec[:start], 0, 0, false
+		}
+		for ; c != 0 && commas < keep; c &= c - 1 {
+			at := i + bits.TrailingZeros64(c)>>3
+			rec = append(rec, s[from:at])
 			from = at + 1
 			commas++
 		}
-		commas += bits.OnesCount64(z)
+		commas += bits.OnesCount64(c)
 	}
-	for ; i < n; i++ {
-		switch line[i] {
+	for ; i < n && end < 0; i++ {
+		switch data[i] {
+		case '\n':
+			end = i
 		case '"':
-			return rec[:start], 0, false
+			return rec[:start], 0, 0, false
 		case ',':
 			if commas < keep {
-				rec = append(rec, line[from:i])
+				rec = append(rec, s[from:i])
 				from = i + 1
 			}
 			commas++
 		}
 	}
-	if commas < keep {
-		rec = append(rec, line[from:])
+	if end < 0 {
+		end = n
 	}
-	return rec, commas + 1, true
+	if commas < keep {
+		last := end
+		if last > from && data[last-1] == '\r' {
+			last--
+		}
+		rec = append(rec, s[from:last])
+	}
+	return rec, commas + 1, end, true
 }

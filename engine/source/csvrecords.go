@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"strings"
 )
 
 // csvRecords reads the records of a chunk exactly as encoding/csv reads them (RFC 4180 quoting, a CR before a
@@ -43,26 +44,22 @@ func (r *csvRecords) setKeep(keep int) { r.keep = min(keep, r.fields) }
 // Read returns the next record, io.EOF after the last.
 func (r *csvRecords) Read() ([]string, error) {
 	for len(r.data) > 0 {
-		end := indexByte(r.data, '\n')
-		next := end + 1
-		if end < 0 {
-			end, next = len(r.data), len(r.data)
-		}
-		line := bytes.TrimSuffix(r.data[:end], []byte("\r"))
-		if len(line) == 0 {
-			r.data, r.line = r.data[next:], r.line+1
-			continue
-		}
-		s := view(line)
-		if !r.view {
-			s = string(line)
-		}
 		if !r.reuse {
 			r.rec = make([]string, 0, r.fields)
 		}
-		rec, fields, unquoted := splitUnquoted(s, r.rec[:0], r.keep)
+		rec, fields, end, unquoted := splitLine(r.data, r.rec[:0], r.keep)
 		if !unquoted {
 			return r.readQuoted()
+		}
+		next := min(end+1, len(r.data))
+		if end == 0 || end == 1 && r.data[0] == '\r' { // a blank line
+			r.data, r.line = r.data[next:], r.line+1
+			continue
+		}
+		if !r.view {
+			for i, f := range rec {
+				rec[i] = strings.Clone(f)
+			}
 		}
 		r.rec = rec
 		r.recLine = r.line
