@@ -84,3 +84,22 @@ func TestParseLongMatchesParseInt(t *testing.T) {
 		}
 	}
 }
+
+// TestShortDigitsIsParseInt checks shortDigits against strconv.ParseInt wherever it reads a value: unsigned,
+// one to 18 digits.
+func TestShortDigitsIsParseInt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		b := make([]byte, rng.IntN(21))
+		for i := range b {
+			b[i] = "0123456789+-/:"[rng.IntN(14)]
+		}
+		s := string(b)
+		x, ok := shortDigits(s)
+		want, err := strconv.ParseInt(s, 10, 64)
+		unsigned := len(s) > 0 && len(s) <= 18 && strings.Trim(s, "0123456789") == ""
+		if ok != unsigned || ok && (err != nil || x != want) {
+			t.Fatalf("shortDigits(%q) = %d, %v; ParseInt %d, %v", s, x, ok, want, err)
+		}
+	}
+}
