@@ -34,6 +34,16 @@ func TestByteScansMatchTheRuntime(t *testing.T) {
 				t.Fatalf("countByte(%q, %q) = %d, want %d", b, c, got, want)
 			}
 		}
+		other := append([]byte(nil), b...)
+		if n > 0 && rng.IntN(2) == 0 {
+			other[rng.IntN(n)] ^= 1 << rng.IntN(8)
+		}
+		if got, want := equalBytes(b, other), bytes.Equal(b, other); got != want {
+			t.Fatalf("equalBytes(%q, %q) = %v, want %v", b, other, got, want)
+		}
+		if n > 0 && equalBytes(b, other[:n-1]) {
+			t.Fatalf("equalBytes(%q, %q) = true", b, other[:n-1])
+		}
 		prefix := []string{"kept"}
 		keep := rng.IntN(6)
 		if n == 0 {

@@ -253,10 +253,16 @@ func magnitude(num []byte) int {
 }
 
 // stringEnd is the offset of the quote that closes the JSON string opening at doc[open] (len(doc) when none
-// does): the next quote not escaped. It skips the bytes that are neither a quote nor a backslash a table lookup
-// each, and the byte after each backslash: JSON strings are short, and a search call per string costs more
-// than the scan.
+// does): the next quote not escaped.
 func stringEnd(doc []byte, open int) int {
+	end, _ := stringEndEscaped(doc, open)
+	return end
+}
+
+// stringEndEscaped is stringEnd, and whether the string holds an escape. It skips the bytes that are neither a
+// quote nor a backslash a table lookup each, and the byte after each backslash: JSON strings are short, and a
+// search call per string costs more than the scan.
+func stringEndEscaped(doc []byte, open int) (end int, escaped bool) {
 	i := open + 1
 	for {
 		for i < len(doc) && !quoteOrEscape[doc[i]] {
@@ -264,11 +270,12 @@ func stringEnd(doc []byte, open int) int {
 		}
 		switch {
 		case i >= len(doc):
-			return len(doc)
+			return len(doc), escaped
 		case doc[i] == '"':
-			return i
+			return i, escaped
 		}
 		i += 2 // a backslash and the byte it escapes
+		escaped = true
 	}
 }
 
@@ -634,7 +641,7 @@ func appendRaw(v *column.Vector, raw []byte, held bool) {
 	case v.Type == column.Dynamic && !bytes.Equal(raw, []byte(`""`)): // "" is null outside a string column
 		v.AppendString(str(raw))
 		return
-	case c == '"' && len(raw) > 2 && bytes.IndexByte(raw, '\\') < 0:
+	case c == '"' && len(raw) > 2 && indexByte(raw, '\\') < 0:
 		switch v.Type {
 		case column.String:
 			v.AppendString(str(raw[1 : len(raw)-1]))

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -24,12 +23,12 @@ func eachMember(obj []byte, fn func(key, val []byte) bool) {
 		if i >= len(obj) || obj[i] != '"' {
 			return // '}' or something out of place
 		}
-		end := stringEnd(obj, i)
+		end, escaped := stringEndEscaped(obj, i)
 		if end >= len(obj) {
 			return
 		}
 		key := obj[i+1 : end]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		if escaped {
 			key = []byte(gjson.ParseBytes(obj[i : end+1]).Str)
 		}
 		i = skipSpace(obj, end+1)
@@ -107,7 +106,7 @@ func kindOfRaw(val []byte) kinds {
 		return sawNested
 	case '"':
 		s := val[1 : len(val)-1]
-		if bytes.IndexByte(s, '\\') >= 0 {
+		if indexByte(s, '\\') >= 0 {
 			return kindOf(gjson.ParseBytes(val))
 		}
 		k, _ := textKind(view(s), true) // a JSON string's text is never a number, so never out of range
@@ -138,7 +137,7 @@ type keyCache struct {
 // id returns the id of the key at member position pos, calling lookup only when the previous line that reached
 // pos had another key there.
 func (c *keyCache) id(pos int, key []byte, lookup func() int) int {
-	if pos < len(c.keys) && bytes.Equal(c.keys[pos], key) {
+	if pos < len(c.keys) && equalBytes(c.keys[pos], key) {
 		return c.ids[pos]
 	}
 	id := lookup()
