@@ -78,17 +78,18 @@ func parseDateTimeFast(s string) (int64, bool) {
 	return (sec+h*3600+mi*60+se)*1e9 + ns, true
 }
 
-// digits reads the n decimal digits of s at i, reporting false if s is shorter or one is not a digit.
-func digits(s string, i, n int) (int64, bool) {
-	if i+n > len(s) {
+// digits reads the n decimal digits of s at i, reporting false if s is shorter or one is not a digit. It is
+// small enough to inline.
+func digits(s string, i, n int) (x int64, ok bool) {
+	if i < 0 || n < 0 || i+n > len(s) {
 		return 0, false
 	}
-	x := int64(0)
-	for _, c := range []byte(s[i : i+n]) {
-		if !isDigit(c) {
+	for j := i; j < i+n; j++ {
+		d := s[j] - '0'
+		if d > 9 {
 			return 0, false
 		}
-		x = x*10 + int64(c-'0')
+		x = x*10 + int64(d)
 	}
 	return x, true
 }

@@ -198,7 +198,19 @@ func typeCSVRecords(r *csvRecords, ch chunk, fields int, p csvPart) (csvPart, er
 			return p, csvError(err, ch.line)
 		}
 		for c, s := range rec {
-			k, err := addTextKind(p.saw[c], s)
+			// Two inlined tests settle most fields without a call: plain digits in a column of longs so far,
+			// and a field that starts with a letter in a column already a string (addTextKind's range check
+			// can only fail for a field that starts like a number).
+			saw := p.saw[c]
+			if saw&^sawLong == 0 {
+				if _, ok := shortDigits(s); ok {
+					p.saw[c] = sawLong
+					continue
+				}
+			} else if saw&sawString != 0 && s != "" && isLetterStart(s[0]) {
+				continue
+			}
+			k, err := addTextKind(saw, s)
 			if err != nil {
 				line, _ := r.FieldPos(c)
 				return p, fmt.Errorf("line %d: %w", ch.line-1+line, err)

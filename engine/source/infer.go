@@ -69,8 +69,7 @@ func textKind(s string, isJSONString bool) (kinds, error) {
 	// The first byte sorts the field: only one that starts like a number can be a number, -Infinity or a
 	// datetime (whose shape starts with a digit), and only one that does not can be a word. Every field of a
 	// sample is classed, so a string goes no further than its first letter.
-	c := s[0]
-	if !isDigit(c) && c != '-' && c != '+' && c != '.' {
+	if isLetterStart(s[0]) {
 		switch {
 		case s == "NaN" || s == "Infinity": // specialReals, without hashing every value
 			return sawReal, nil
@@ -204,6 +203,10 @@ func isInteger(s string) bool {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isLetterStart reports whether a field starting with c cannot be a number, -Infinity or a datetime: it is
+// neither a digit, a sign nor a decimal point.
+func isLetterStart(c byte) bool { return !isDigit(c) && c != '-' && c != '+' && c != '.' }
 
 // shortDigits reads s when it is one to 18 decimal digits, with no sign: the common long, which always fits.
 // It is small enough for the compiler to inline into a scan's loop over fields.
