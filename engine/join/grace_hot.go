@@ -155,12 +155,12 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 					continue
 				}
 				if ints != nil {
-					pushInt(ints, keys[0].Ints[i], int32(i), next, false)
+					next[i] = ints.Push(keys[0].Ints[i], int32(i), false)
 					continue
 				}
 				var s string
 				s, buf = stringKey(keys, i, buf)
-				pushStr(strs, s, int32(i), next, false)
+				next[i] = strs.Push(s, int32(i), false)
 			}
 			lookup := func(pk []*column.Vector, i int) int32 {
 				if hasNullKey(pk, i) {

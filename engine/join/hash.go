@@ -27,8 +27,9 @@ import (
 //
 // Output order: probe order, each probe row's matches in build order, then the build side's end rows in build
 // order. Memory: the build input plus 4 bytes a row for chains, and the key map (hashtable.go): 16 bytes a slot
-// for int64 keys (keymap.Ints) or 32 for any other key (keymap.Strs), two to four slots a build row. Cost: one pass over each input, O(B + P + output). When the build side does
-// not fit the budget the join fails with *memory.ExceededError (a later strategy partitions instead).
+// for int64 keys (keymap.Ints) or 32 for any other key (keymap.Strs), two to four slots a build row. Cost: one
+// pass over each input, O(B + P + output). When the build side does not fit the budget the join fails with
+// *memory.ExceededError (a later strategy partitions instead).
 //
 // A table past radixProbeTableBytes is probed by windows (hash_radix.go): up to radixWindowRows probe rows are
 // held, their lookups made partition by partition of the table's slots so each partition's slots stay in the
@@ -292,9 +293,7 @@ func (h *Hash) index() error {
 			part := func(i int) uint64 { return keymap.IntHash(k.Ints[i]) >> shift }
 			if rows, ikeys, ok := h.buildOrder(keys, order, bits, part, true); ok {
 				for j, r := range rows {
-					if !pushInt(h.ints, ikeys[j], r, h.next, unique) {
-						h.next[r] = notIndexed
-					}
+					h.next[r] = chainNext(h.ints.Push(ikeys[j], r, unique))
 				}
 				h.releaseBuildOrder()
 				return nil
@@ -305,9 +304,7 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			if !pushInt(h.ints, k.Ints[i], int32(i), h.next, unique) {
-				h.next[i] = notIndexed
-			}
+			h.next[i] = chainNext(h.ints.Push(k.Ints[i], int32(i), unique))
 		}
 		return nil
 	}
@@ -324,9 +321,7 @@ func (h *Hash) index() error {
 			part := func(i int) uint64 { return keymap.StrHome(k.Strs[i]) >> shift }
 			if rows, _, ok := h.buildOrder(keys, order, bits, part, false); ok {
 				for _, r := range rows {
-					if !pushStr(h.strs, k.Strs[r], r, h.next, unique) {
-						h.next[r] = notIndexed
-					}
+					h.next[r] = chainNext(h.strs.Push(k.Strs[r], r, unique))
 				}
 				h.releaseBuildOrder()
 				return nil
@@ -337,9 +332,7 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			if !pushStr(h.strs, k.Strs[i], int32(i), h.next, unique) {
-				h.next[i] = notIndexed
-			}
+			h.next[i] = chainNext(h.strs.Push(k.Strs[i], int32(i), unique))
 		}
 		return nil
 	}
@@ -361,9 +354,7 @@ func (h *Hash) index() error {
 			h.next[i] = -1
 			continue
 		}
-		if !pushStr(h.strs, strs[i-lo], int32(i), h.next, unique) {
-			h.next[i] = notIndexed
-		}
+		h.next[i] = chainNext(h.strs.Push(strs[i-lo], int32(i), unique))
 	}
 	return nil
 }

@@ -21,25 +21,14 @@ const chainMore = keymap.More
 // maxBuildRows bounds the rows a hash table indexes, so a row number never reaches the chainMore bit.
 const maxBuildRows = keymap.MaxValue
 
-// pushInt makes row the head of k's chain in m, linking the old head behind it. With unique, a key already
-// present keeps its row and pushInt reports false.
-func pushInt(m *keymap.Ints, k int64, row int32, next []int32, unique bool) bool {
-	old := m.Push(k, row, unique)
+// chainNext is what next[row] holds once row was pushed onto its key's chain by a key map's Push, old being
+// what Push returned: the chain's old head (-1 for none) becomes row's next, and a row a unique build kept out
+// (keymap.Kept) is notIndexed.
+func chainNext(old int32) int32 {
 	if old == keymap.Kept {
-		return false
+		return notIndexed
 	}
-	next[row] = old
-	return true
-}
-
-// pushStr is pushInt for a string key.
-func pushStr(m *keymap.Strs, k string, row int32, next []int32, unique bool) bool {
-	old := m.Push(k, row, unique)
-	if old == keymap.Kept {
-		return false
-	}
-	next[row] = old
-	return true
+	return old
 }
 
 // newStrTable makes the key map of n build rows whose keys are rowKeys: one string column's values are read

@@ -45,9 +45,9 @@ import (
 // Rows of one partition keep their input order, so "first row" rules still hold: innerunique building on the
 // left keeps a key's first build row, and probing with the left folds only a key's first probe row.
 //
-// A row carries its key already hashed, so no phase hashes a key twice: an int64 key is stored as keymap.IntHash of it,
-// which is a bijection (so equal hashes are equal keys, and the table compares hashes alone); any other key as
-// its hash with the length in the low byte (keyTag), then its first 16 bytes. Two keys of at most 16 bytes are
+// A row carries its key already hashed, so no phase hashes a key twice: an int64 key is stored as its
+// keymap.IntHash, which is a bijection (so equal hashes are equal keys, and the table compares hashes alone); any
+// other key as its hash with the length in the low byte (keyTag), then its first 16 bytes. Two keys of at most 16 bytes are
 // equal exactly when those three words are; a longer key is compared in full once they match.
 //
 // Memory: the build batches until they are partitioned; then 8 bytes a row per key word (1 for int64 keys, 3

@@ -55,33 +55,7 @@ func TestIntsFindsWhatWasPushed(t *testing.T) {
 			}
 			return int32(i)
 		}
-		vals := make([]int32, len(keys))
-		m.FindEach(keys, vals)
-		at := make([]int32, len(keys))
-		for j := range at {
-			at[j] = int32(len(keys) - 1 - j)
-		}
-		rev := make([]int64, len(keys))
-		for j := range rev {
-			rev[j] = keys[at[j]]
-		}
-		to := make([]int32, len(keys))
-		m.FindTo(rev, at, to)
-		for i, k := range keys {
-			w := want(i)
-			if got := m.Find(k); got != w || vals[i] != w || to[i] != w {
-				t.Fatalf("%s: key %d: Find %d, FindEach %d, FindTo %d, want %d", name, k, got, vals[i], to[i], w)
-			}
-			if got := m.Lookup(k); got != w&^More {
-				t.Fatalf("%s: Lookup(%d) = %d, want %d", name, k, got, w&^More)
-			}
-			if m.Push(k, 0, true) != Kept {
-				t.Fatalf("%s: Push(%d, keep) changed a present key", name, k)
-			}
-		}
-		if m.Len() != len(keys) {
-			t.Fatalf("%s: Len %d, want %d", name, m.Len(), len(keys))
-		}
+		checkLookups(t, name, m, keys, want)
 		present := map[int64]bool{}
 		for _, k := range keys {
 			present[k] = true
