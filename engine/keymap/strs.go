@@ -102,35 +102,22 @@ func sameLong(v int32, k string, stored []string, same func(int32, string) bool)
 // Ints.Push).
 func (m *Strs) Push(k string, v int32, keep bool) int32 {
 	hk := hashStr(k, m.shift)
-	e, found := m.locate(&hk)
-	switch {
-	case !found:
-		m.put(e, &hk, v)
-		return -1
-	case keep:
-		return Kept
-	}
-	old := e.val - 1
-	e.val, e.more = v+1, More
-	return old
-}
-
-// locate returns hk's slot and true, or the empty slot where hk would go and false.
-func (m *Strs) locate(hk *strKey) (*strSlot, bool) {
 	for s := hk.home; ; s = (s + 1) & m.mask {
 		e := &m.slots[s]
 		switch {
 		case e.val == 0:
-			return e, false
-		case matches(e, hk, m.stored, m.same):
-			return e, true
+			*e = strSlot{w0: hk.w0, w1: hk.w1, tag: hk.tag, n: uint32(len(k)), val: v + 1}
+			m.n++
+			return -1
+		case matches(e, &hk, m.stored, m.same):
+			if keep {
+				return Kept
+			}
+			old := e.val - 1
+			e.val, e.more = v+1, More
+			return old
 		}
 	}
-}
-
-func (m *Strs) put(e *strSlot, hk *strKey, v int32) {
-	*e = strSlot{w0: hk.w0, w1: hk.w1, tag: hk.tag, n: uint32(len(hk.s)), val: v + 1}
-	m.n++
 }
 
 // Lookup returns k's value without More, or -1.
