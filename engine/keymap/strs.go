@@ -43,11 +43,13 @@ func newStrs(slots int) *Strs {
 	return &Strs{slots: make([]strSlot, slots), mask: uint64(slots - 1), shift: shiftFor(slots)}
 }
 
-// SetStored says that stored[v] is the key of value v. An owner whose keys grow as values are added (a
-// summarize's groups) sets it again after each one.
+// SetStored says that stored[v] is the key of value v (the hash join's build column, indexed by row). The map
+// reads it and never writes it.
 func (m *Strs) SetStored(stored []string) { m.stored = stored }
 
-// SetSame gives the compare of a key k with value v's key, for an owner that keeps no slice of its keys.
+// SetSame gives the compare of a key k with value v's key, for an owner that keeps no slice of its keys (the
+// hash join's encoded keys, re-encoded from the build row). It is called only for keys longer than
+// InlineBytes whose slot words all matched.
 func (m *Strs) SetSame(same func(v int32, k string) bool) { m.same = same }
 
 // Bytes is the memory the map holds.
@@ -55,6 +57,9 @@ func (m *Strs) Bytes() int64 { return int64(len(m.slots)) * strSlotBytes }
 
 // Len is the number of keys in the map.
 func (m *Strs) Len() int { return m.n }
+
+// Shift is the map's shift: a key's home slot is StrHome(k) >> Shift().
+func (m *Strs) Shift() uint { return m.shift }
 
 // String names the map and its size, for explain.
 func (m *Strs) String() string {
@@ -76,6 +81,7 @@ type strKey struct {
 	home   uint64
 }
 
+// hashStr prepares k for a map whose slot numbers are a hash shifted right by shift.
 func hashStr(k string, shift uint) strKey {
 	h, w0, w1 := StrHash(k)
 	return strKey{s: k, w0: w0, w1: w1, tag: uint32(h), home: strHome(h) >> shift}
@@ -149,8 +155,11 @@ func (m *Strs) FindTo(keys []string, at, vals []int32) {
 	}
 }
 
-// findStr is Find over a map's fields passed as values (see findInt).
-func findStr(slots []strSlot, mask uint64, shift uint, stored []string, same func(int32, string) bool, k string) int32 {
+// findStr is Find over a map's fields passed as values, like findInt. Unlike findInt it is too large to inline
+// (the hash is most of it), so a batch still makes a call per key; what it saves is reading the map's fields
+// through a pointer for every key.
+func findStr(slots []strSlot, mask uint64, shift uint, stored []string, same func(int32, string) bool,
+	k string) int32 {
 	hk := hashStr(k, shift)
 	for s := hk.home; ; s = (s + 1) & mask {
 		e := &slots[s]
@@ -162,6 +171,3 @@ func findStr(slots []strSlot, mask uint64, shift uint, stored []string, same fun
 		}
 	}
 }
-
-// Shift is the map's shift: a key's home slot is StrHome(k) >> Shift().
-func (m *Strs) Shift() uint { return m.shift }
