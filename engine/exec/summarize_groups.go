@@ -4,25 +4,26 @@ import (
 	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/keymap"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
 // groupTable numbers a summarize's groups 0, 1, 2… in order of first appearance and keeps each group's key
-// values. One key of long, datetime or timespan is looked up as the int64 itself, in an open-addressing table
-// (intGroups); any other key, or several, by the hash of its values and a typed compare with the group's
-// (keyGroups). Every group's key and state is grown on the budget before the group exists, and so is each
-// resize of either table.
+// values, in a key map (engine/keymap) from key to group. One key of long, datetime or timespan is looked up as
+// the int64 itself (keymap.Ints); any other key, or several, by the hash of its values, each candidate the
+// map offers confirmed by a typed compare with the group's key (keymap.Hashes, summarize_keygroups.go). Every
+// group's key and state is grown on the budget before the group exists, and so is each doubling of the map.
 type groupTable struct {
 	budget   *memory.Budget
 	perGroup int64 // a group's share of the table and its aggregates' states, beyond its key
 	held     int64
 	keyCols  []*column.Vector
 	n        int
-	ints     *intGroups // one int key
-	nullID   int32      // the null int key's group, -1 before it appears
-	keys     *keyGroups // any other key
-	hashes   []uint64   // the hashes of the rows of the last assign (keyGroups)
-	created  []int32    // rows of the last assign that made a group, in order
+	ints     *keymap.Ints   // one int key
+	nullID   int32          // the null int key's group, -1 before it appears
+	keys     *keymap.Hashes // any other key
+	hashes   []uint64       // the hashes of the rows of the last assign (keys)
+	created  []int32        // rows of the last assign that made a group, in order
 }
 
 // newGroupTable makes the table for keys of the given types, charging each group stateBytes for its aggregates' states on top of
@@ -33,9 +34,9 @@ func newGroupTable(types []column.Type, stateBytes int64, budget *memory.Budget)
 		t.keyCols = append(t.keyCols, column.NewVector(typ, 0))
 	}
 	if len(types) == 1 && isIntKey(types[0]) {
-		t.ints = &intGroups{}
+		t.ints = &keymap.Ints{}
 	} else {
-		t.keys = &keyGroups{}
+		t.keys = &keymap.Hashes{}
 	}
 	return t
 }
@@ -51,6 +52,15 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 	t.created = t.created[:0]
 	if t.ints != nil {
 		k := kv[0]
+		// Most rows have a group already: the batch is looked up in one loop first (FindEach), and a row takes
+		// the path below only for a null key or a key the map lacked then (an earlier row may have made it).
+		if t.ints.Len() > 0 {
+			t.ints.FindEach(k.Ints[:n], gids)
+		} else {
+			for r := range gids {
+				gids[r] = -1
+			}
+		}
 		for r := range n {
 			if k.Nulls != nil && k.Nulls.Get(r) {
 				if t.nullID < 0 {
@@ -62,20 +72,23 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 				gids[r] = t.nullID
 				continue
 			}
+			if gids[r] >= 0 {
+				continue
+			}
 			x := k.Ints[r]
-			slot, id := t.ints.find(x)
+			slot, id := t.ints.Locate(x)
 			if id < 0 {
-				if t.ints.full() {
+				if t.ints.Full() {
 					if err := t.resize(); err != nil {
 						return gids, r, err
 					}
-					slot, _ = t.ints.find(x)
+					slot, _ = t.ints.Locate(x)
 				}
 				if err := t.grow(8); err != nil {
 					return gids, r, err
 				}
 				id = t.create(kv, r)
-				t.ints.put(slot, x, id)
+				t.ints.Put(slot, x, id)
 			}
 			gids[r] = id
 		}
@@ -83,19 +96,19 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 	}
 	t.hashes = hashKeys(kv, n, t.hashes)
 	for r, h := range t.hashes {
-		slot, id := t.keys.find(h, kv, r, t.keyCols)
+		slot, id := findKey(t.keys, h, kv, r, t.keyCols)
 		if id < 0 {
-			if t.keys.full() {
+			if t.keys.Full() {
 				if err := t.resizeKeys(); err != nil {
 					return gids, r, err
 				}
-				slot, _ = t.keys.find(h, kv, r, t.keyCols)
+				slot, _ = findKey(t.keys, h, kv, r, t.keyCols)
 			}
 			if err := t.grow(keyBytes(kv, r)); err != nil {
 				return gids, r, err
 			}
 			id = t.create(kv, r)
-			t.keys.put(slot, h, id)
+			t.keys.Put(slot, h, id)
 		}
 		gids[r] = id
 	}
@@ -112,29 +125,33 @@ func (t *groupTable) grow(keyBytes int64) error {
 	return nil
 }
 
-// resize doubles the int table, growing the budget by the new slots first.
+// resize doubles the int map, growing the budget by the new slots first.
 func (t *groupTable) resize() error {
-	old := t.ints.bytes()
-	next := t.ints.doubled()
-	if err := t.budget.Grow("summarize", next.bytes()); err != nil {
+	next := t.ints.Grown()
+	if err := t.regrow(t.ints.Bytes(), next.Bytes()); err != nil {
 		return err
 	}
-	t.budget.Shrink(old)
-	t.held += next.bytes() - old
 	t.ints = next
 	return nil
 }
 
-// resizeKeys doubles the key table, growing the budget by the new slots first.
+// resizeKeys doubles the map of other keys, growing the budget by the new slots first.
 func (t *groupTable) resizeKeys() error {
-	old := t.keys.bytes()
-	next := t.keys.doubled()
-	if err := t.budget.Grow("summarize", next.bytes()); err != nil {
+	next := t.keys.Grown()
+	if err := t.regrow(t.keys.Bytes(), next.Bytes()); err != nil {
+		return err
+	}
+	t.keys = next
+	return nil
+}
+
+// regrow trades a map of old bytes for one of next bytes on the budget, growing it first.
+func (t *groupTable) regrow(old, next int64) error {
+	if err := t.budget.Grow("summarize", next); err != nil {
 		return err
 	}
 	t.budget.Shrink(old)
-	t.held += next.bytes() - old
-	t.keys = next
+	t.held += next - old
 	return nil
 }
 
@@ -154,59 +171,6 @@ func (t *groupTable) release() {
 	t.budget.Shrink(t.held)
 	t.held = 0
 	t.ints, t.keys = nil, nil
-}
-
-// intGroups is an open-addressing table from int64 keys to group ids, with linear probing and Fibonacci
-// hashing (the key times 2⁶⁴/φ, top bits), kept at most intGroupsLoad full.
-type intGroups struct {
-	keys []int64
-	ids  []int32 // group id + 1; 0 is an empty slot
-	bits uint
-	n    int
-}
-
-// intGroupsLoad is the fill, in eighths, past which the table doubles: 3/4 keeps probes short.
-const intGroupsLoad = 6
-
-// intGroupsMinBits sizes the first table: 256 slots, 3 KiB.
-const intGroupsMinBits = 8
-
-func (h *intGroups) full() bool { return len(h.keys) == 0 || (h.n+1)*8 > len(h.keys)*intGroupsLoad }
-
-func (h *intGroups) bytes() int64 { return int64(len(h.keys)) * 12 }
-
-// find returns the slot of x and its group, or the empty slot where x would go and -1.
-func (h *intGroups) find(x int64) (int, int32) {
-	if len(h.keys) == 0 {
-		return 0, -1
-	}
-	mask := len(h.keys) - 1
-	for i := int(uint64(x) * 0x9E3779B97F4A7C15 >> (64 - h.bits)); ; i = (i + 1) & mask {
-		switch id := h.ids[i]; {
-		case id == 0:
-			return i, -1
-		case h.keys[i] == x:
-			return i, id - 1
-		}
-	}
-}
-
-func (h *intGroups) put(slot int, x int64, id int32) {
-	h.keys[slot], h.ids[slot] = x, id+1
-	h.n++
-}
-
-// doubled returns a table twice the size (the first one at intGroupsMinBits) holding the same keys.
-func (h *intGroups) doubled() *intGroups {
-	bits := max(h.bits+1, intGroupsMinBits)
-	next := &intGroups{keys: make([]int64, 1<<bits), ids: make([]int32, 1<<bits), bits: bits}
-	for i, id := range h.ids {
-		if id != 0 {
-			slot, _ := next.find(h.keys[i])
-			next.put(slot, h.keys[i], id-1)
-		}
-	}
-	return next
 }
 
 // Groups numbers the groups of rows that an operator folds itself (the join aggregate), with the summarize's

@@ -5,28 +5,18 @@ import (
 	"math"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/keymap"
 )
 
-// keyGroups is groupTable's table for every key but one int64: one string column, or several columns of any
-// types. It is open addressing with linear probing over slots of (hash, group id + 1), doubled past
-// intGroupsLoad eighths full. A key's values are kept once, in the group table's key columns: a slot whose hash
-// matches a row's is confirmed by comparing the row with the group's row there, column by column and typed,
-// so no key is encoded, copied or allocated per row (the map it replaces encoded every row with
-// column.AppendKey and hashed the encoding). A batch's hashes are made first, one loop per key column.
+// A summarize's key of several columns, or of one column that is not an int64, is found in a keymap.Hashes
+// by the hash of its values, made here: a key's values are kept once, in the group table's key columns, and a
+// candidate group the map offers is confirmed by comparing the row with the group's row, column by column and
+// typed, so no key is encoded, copied or allocated per row. A batch's hashes are made first, one loop per key
+// column.
 //
-// Equality is AppendKey's: nulls equal each other, -0 equals 0, reals otherwise by their bits. Memory:
-// keyGroupsSlotBytes a slot, one to two slots a group at the load kept. Cost per row: the hash of its values
-// (a multiply per int, maphash over a string's bytes), about one slot visited (one cache miss when the slots
-// outgrow the cache) and one compare of the values.
-type keyGroups struct {
-	hashes []uint64
-	ids    []int32 // group id + 1; 0 is an empty slot
-	bits   uint
-	n      int
-}
-
-// keyGroupsSlotBytes is a slot's memory: its hash and its id.
-const keyGroupsSlotBytes = 12
+// Equality is AppendKey's: nulls equal each other, -0 equals 0, reals otherwise by their bits. Cost per row:
+// the hash of its values (a multiply per int, maphash over a string's bytes), about one slot visited (one
+// cache miss when the slots outgrow the cache) and one compare of the values.
 
 // keySeed seeds the string hashes. Groups are numbered by first appearance, never by hash, so a seed that
 // differs between processes changes no result.
@@ -124,49 +114,14 @@ func sameKey(kv []*column.Vector, r int, keys []*column.Vector, g int) bool {
 	return true
 }
 
-func (t *keyGroups) full() bool { return len(t.ids) == 0 || (t.n+1)*8 > len(t.ids)*intGroupsLoad }
-
-func (t *keyGroups) bytes() int64 { return int64(len(t.ids)) * keyGroupsSlotBytes }
-
-// find returns the slot of row r of kv, hashed h, and its group, or the empty slot where it would go and -1.
-func (t *keyGroups) find(h uint64, kv []*column.Vector, r int, keys []*column.Vector) (int, int32) {
-	if len(t.ids) == 0 {
-		return 0, -1
+// findKey returns the slot of row r of kv, hashed h, in m and its group, or the empty slot where it would go
+// and -1; keys are the groups' key values.
+func findKey(m *keymap.Hashes, h uint64, kv []*column.Vector, r int, keys []*column.Vector) (int, int32) {
+	s, id := m.First(h)
+	for id >= 0 && !sameKey(kv, r, keys, int(id)) {
+		s, id = m.Next(h, s)
 	}
-	mask := len(t.ids) - 1
-	for i := int(h >> (64 - t.bits)); ; i = (i + 1) & mask {
-		switch id := t.ids[i]; {
-		case id == 0:
-			return i, -1
-		case t.hashes[i] == h && sameKey(kv, r, keys, int(id-1)):
-			return i, id - 1
-		}
-	}
-}
-
-func (t *keyGroups) put(slot int, h uint64, id int32) {
-	t.hashes[slot], t.ids[slot] = h, id+1
-	t.n++
-}
-
-// doubled returns a table twice the size (the first one at intGroupsMinBits) holding the same groups; their
-// hashes are kept, so nothing is hashed or compared again.
-func (t *keyGroups) doubled() *keyGroups {
-	bits := max(t.bits+1, intGroupsMinBits)
-	next := &keyGroups{hashes: make([]uint64, 1<<bits), ids: make([]int32, 1<<bits), bits: bits}
-	mask := len(next.ids) - 1
-	for i, id := range t.ids {
-		if id == 0 {
-			continue
-		}
-		h := t.hashes[i]
-		s := int(h >> (64 - bits))
-		for next.ids[s] != 0 {
-			s = (s + 1) & mask
-		}
-		next.put(s, h, id-1)
-	}
-	return next
+	return s, id
 }
 
 // keyBytes is what row r's key holds in the group table's key columns: a string's bytes, 8 for any other value.

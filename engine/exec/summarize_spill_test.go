@@ -81,7 +81,7 @@ func TestSummarizeSpills(t *testing.T) {
 		"c, g": {ref(1, column.String), ref(0, column.Long)},
 		"c":    {ref(1, column.String)},
 		// Reals with NaN, -0 and 0 (which group together), and a string with nulls beside a long with nulls:
-		// the typed compare of keyGroups against the oracle's encoded keys.
+		// the typed compare (sameKey) against the oracle's encoded keys.
 		"r":    {ref(3, column.Real)},
 		"s, x": {ref(4, column.String), ref(2, column.Long)},
 	}

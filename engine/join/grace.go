@@ -12,6 +12,7 @@ import (
 	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/join/joinevent"
+	"github.com/joinlab/joinlab/engine/keymap"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/partition"
 	"github.com/joinlab/joinlab/engine/spill"
@@ -532,9 +533,9 @@ func childID(parent string, p int) string {
 // buildNeed is what the hash join grows to build on run: its decoded rows, 4 bytes a row of chain links and
 // the hash table (see Hash.buildTable).
 func (g *Grace) buildNeed(r spill.Run) int64 {
-	table := keyTableBytes(int(r.Rows))
+	table := keymap.StrsBytes(int(r.Rows))
 	if intKeyed(g.spec.KeyTypes) {
-		table = intTableBytes(int(r.Rows))
+		table = keymap.IntsBytes(int(r.Rows))
 	}
 	return r.MemBytes + 4*r.Rows + table
 }

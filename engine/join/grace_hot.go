@@ -10,6 +10,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/join/joinevent"
+	"github.com/joinlab/joinlab/engine/keymap"
 	"github.com/joinlab/joinlab/engine/memory"
 	"github.com/joinlab/joinlab/engine/spill"
 )
@@ -141,12 +142,12 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 			held += blockHeld
 			keys := keyColumns(tab.Batch(), g.sideKeys(bi), g.spec.KeyTypes)
 			next := make([]int32, n)
-			var ints *intTable
-			var strs *keyTable
+			var ints *keymap.Ints
+			var strs *keymap.Strs
 			if m.intKeys {
-				ints = newIntTable(n)
+				ints = keymap.NewInts(n)
 			} else {
-				strs = newKeyTable(n, keys)
+				strs = newStrTable(n, keys)
 			}
 			for i := n - 1; i >= 0; i-- { // backwards, so a chain lists its rows in input order
 				if hasNullKey(keys, i) {
@@ -154,23 +155,23 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 					continue
 				}
 				if ints != nil {
-					ints.pushFront(keys[0].Ints[i], int32(i), next, false)
+					next[i] = ints.Push(keys[0].Ints[i], int32(i), false)
 					continue
 				}
 				var s string
 				s, buf = stringKey(keys, i, buf)
-				strs.pushFront(s, int32(i), next, false)
+				next[i] = strs.Push(s, int32(i), false)
 			}
 			lookup := func(pk []*column.Vector, i int) int32 {
 				if hasNullKey(pk, i) {
 					return -1
 				}
 				if ints != nil {
-					return ints.lookup(pk[0].Ints[i])
+					return ints.Lookup(pk[0].Ints[i])
 				}
 				var s string
 				s, buf = stringKey(pk, i, buf)
-				return strs.find(s) &^ chainMore
+				return strs.Lookup(s)
 			}
 			if block == 0 {
 				g.traceHotKey(p, tab, keys, next, lookup, shrink)
@@ -296,7 +297,7 @@ type hotMemory struct {
 	fixed           int64 // readers + bitmap
 	outRow, outBase int64 // an output row's bytes, and a batch's own (a null-bitmap word a column)
 	marks           bool  // a mark a build row
-	intKeys         bool  // an intTable indexes the blocks, else a keyTable
+	intKeys         bool  // a keymap.Ints indexes the blocks, else a keymap.Strs
 }
 
 // hotMemory plans a pair's hot-key path building on build and probing with probe, side pi: the readers hold
@@ -340,9 +341,9 @@ func (m hotMemory) blockCost(n int, data int64) int64 {
 	if m.marks {
 		per++
 	}
-	table := keyTableBytes(n)
+	table := keymap.StrsBytes(n)
 	if m.intKeys {
-		table = intTableBytes(n)
+		table = keymap.IntsBytes(n)
 	}
 	return data + int64(n)*per + table
 }

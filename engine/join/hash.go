@@ -9,6 +9,7 @@ import (
 	"github.com/joinlab/joinlab/engine/dynfilter"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/keymap"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
@@ -25,9 +26,10 @@ import (
 //	unmatched  emit the build rows the kind asks for at the end: never matched (outer, anti) or matched (semi)
 //
 // Output order: probe order, each probe row's matches in build order, then the build side's end rows in build
-// order. Memory: the build input plus 4 bytes a row for chains, and 16 bytes a slot for int64 keys (intTable)
-// or 32 for any other key (keyTable), two to four slots a build row. Cost: one pass over each input, O(B + P + output). When the build side does
-// not fit the budget the join fails with *memory.ExceededError (a later strategy partitions instead).
+// order. Memory: the build input plus 4 bytes a row for chains, and the key map (hashtable.go): 16 bytes a slot
+// for int64 keys (keymap.Ints) or 32 for any other key (keymap.Strs), two to four slots a build row. Cost: one
+// pass over each input, O(B + P + output). When the build side does not fit the budget the join fails with
+// *memory.ExceededError (a later strategy partitions instead).
 //
 // A table past radixProbeTableBytes is probed by windows (hash_radix.go): up to radixWindowRows probe rows are
 // held, their lookups made partition by partition of the table's slots so each partition's slots stay in the
@@ -57,8 +59,8 @@ type Hash struct {
 	state hashState
 	table *column.Table
 	next  []int32
-	ints  *intTable
-	strs  *keyTable
+	ints  *keymap.Ints
+	strs  *keymap.Strs
 	// matched marks build rows that found a probe row, for the end phase; nil when the kind needs no end phase.
 	matched []bool
 	held    int64
@@ -70,7 +72,7 @@ type Hash struct {
 	// fit the last output batch.
 	pb    *column.Batch
 	pkeys []*column.Vector
-	pstrs []string // the current probe batch's keys as strings, for a keyTable
+	pstrs []string // the current probe batch's keys as strings, for a keymap.Strs
 	penc  []string // reused for pstrs when the keys are encoded (see encodedKeys)
 	heads []int32  // per probe row: its chain head, noMatch or dropped (see lookupBatch)
 	// pidx and bidx are the output's probe and build row indexes, reused for every output batch.
@@ -279,21 +281,19 @@ func (h *Hash) index() error {
 	}
 	unique := h.unique && h.buildLeft
 	if intKeyed(h.spec.KeyTypes) {
-		size := intTableBytes(n)
+		size := keymap.IntsBytes(n)
 		if err := h.budget.Grow("the hash table", size); err != nil {
 			return fmt.Errorf("hash join: %w", err)
 		}
 		h.held += size
-		h.ints = newIntTable(n)
+		h.ints = keymap.NewInts(n)
 		k := keys[0]
-		if bits := h.partitionBits(size, h.ints.shift); bits > 0 {
+		if bits := h.partitionBits(size, h.ints.Shift()); bits > 0 {
 			shift := 64 - bits
-			part := func(i int) uint64 { return intHash(k.Ints[i]) >> shift }
+			part := func(i int) uint64 { return keymap.IntHash(k.Ints[i]) >> shift }
 			if rows, ikeys, ok := h.buildOrder(keys, order, bits, part, true); ok {
 				for j, r := range rows {
-					if !h.ints.pushFront(ikeys[j], r, h.next, unique) {
-						h.next[r] = notIndexed
-					}
+					h.next[r] = chainNext(h.ints.Push(ikeys[j], r, unique))
 				}
 				h.releaseBuildOrder()
 				return nil
@@ -304,28 +304,24 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			if !h.ints.pushFront(k.Ints[i], int32(i), h.next, unique) {
-				h.next[i] = notIndexed
-			}
+			h.next[i] = chainNext(h.ints.Push(k.Ints[i], int32(i), unique))
 		}
 		return nil
 	}
-	size := keyTableBytes(n)
+	size := keymap.StrsBytes(n)
 	if err := h.budget.Grow("the hash table", size); err != nil {
 		return fmt.Errorf("hash join: %w", err)
 	}
 	h.held += size
-	h.strs = newKeyTable(n, keys)
+	h.strs = newStrTable(n, keys)
 	if singleStringKey(keys) {
 		k := keys[0]
-		if bits := h.partitionBits(size, h.strs.shift); bits > 0 {
-			shift := 64 - h.strs.shift - bits
-			part := func(i int) uint64 { return h.strs.hash(k.Strs[i]).slot >> shift }
+		if bits := h.partitionBits(size, h.strs.Shift()); bits > 0 {
+			shift := 64 - bits
+			part := func(i int) uint64 { return keymap.StrHome(k.Strs[i]) >> shift }
 			if rows, _, ok := h.buildOrder(keys, order, bits, part, false); ok {
 				for _, r := range rows {
-					if !h.strs.pushFront(k.Strs[r], r, h.next, unique) {
-						h.next[r] = notIndexed
-					}
+					h.next[r] = chainNext(h.strs.Push(k.Strs[r], r, unique))
 				}
 				h.releaseBuildOrder()
 				return nil
@@ -336,9 +332,7 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			if !h.strs.pushFront(k.Strs[i], int32(i), h.next, unique) {
-				h.next[i] = notIndexed
-			}
+			h.next[i] = chainNext(h.strs.Push(k.Strs[i], int32(i), unique))
 		}
 		return nil
 	}
@@ -360,9 +354,7 @@ func (h *Hash) index() error {
 			h.next[i] = -1
 			continue
 		}
-		if !h.strs.pushFront(strs[i-lo], int32(i), h.next, unique) {
-			h.next[i] = notIndexed
-		}
+		h.next[i] = chainNext(h.strs.Push(strs[i-lo], int32(i), unique))
 	}
 	return nil
 }
@@ -484,14 +476,8 @@ func (h *Hash) lookupBatch(skip []bool) {
 	if h.ints != nil && !dedupe {
 		k := h.pkeys[0]
 		h.heads = slices.Grow(h.heads, n)[:n]
-		h.ints.findEach(k.Ints[:n], h.heads)
-		if k.HasNulls() {
-			for i := 0; i < n; i++ {
-				if k.IsNull(i) {
-					h.heads[i] = noMatch
-				}
-			}
-		}
+		h.ints.FindEach(k.Ints[:n], h.heads)
+		markNullKeys(h.pkeys, h.heads)
 		dropUnselected(h.heads, skip)
 		return
 	}
@@ -503,13 +489,9 @@ func (h *Hash) lookupBatch(skip []bool) {
 			h.pstrs = h.penc
 		}
 		if !dedupe {
-			for i, s := range h.pstrs {
-				if hasNullKey(h.pkeys, i) {
-					h.heads = append(h.heads, noMatch)
-					continue
-				}
-				h.heads = append(h.heads, h.strs.find(s))
-			}
+			h.heads = slices.Grow(h.heads, n)[:n]
+			h.strs.FindEach(h.pstrs, h.heads)
+			markNullKeys(h.pkeys, h.heads)
 			dropUnselected(h.heads, skip)
 			return
 		}
@@ -530,7 +512,7 @@ func (h *Hash) lookupBatch(skip []bool) {
 				continue
 			}
 			h.seenInts[k] = struct{}{}
-			h.heads = append(h.heads, h.ints.find(k))
+			h.heads = append(h.heads, h.ints.Find(k))
 			continue
 		}
 		s := h.pstrs[i]
@@ -539,7 +521,7 @@ func (h *Hash) lookupBatch(skip []bool) {
 			continue
 		}
 		h.seenStrs[s] = struct{}{}
-		h.heads = append(h.heads, h.strs.find(s))
+		h.heads = append(h.heads, h.strs.Find(s))
 	}
 }
 
@@ -601,7 +583,7 @@ func (h *Hash) lookupKept() {
 		k := h.pkeys[0]
 		for i, x := range k.Ints[:len(heads)] {
 			if heads[i] != dropped {
-				heads[i] = h.ints.find(x)
+				heads[i] = h.ints.Find(x)
 			}
 		}
 		if k.HasNulls() {
@@ -625,7 +607,7 @@ func (h *Hash) lookupKept() {
 		case hasNullKey(h.pkeys, i):
 			heads[i] = noMatch
 		default:
-			heads[i] = h.strs.find(s)
+			heads[i] = h.strs.Find(s)
 		}
 	}
 }

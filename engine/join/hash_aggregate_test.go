@@ -1,7 +1,6 @@
 package join
 
 import (
-	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/keymap"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
@@ -230,36 +230,8 @@ func TestHashAggregateStringKeys(t *testing.T) {
 	}
 }
 
-// TestKeyWords checks keyWords and strHash against their definitions byte by byte: the words are the first 16
-// bytes little-endian and zero-padded, and keys that differ anywhere hash apart, for every length to 40.
-func TestKeyWords(t *testing.T) {
-	seen := map[uint64]string{}
-	for n := 0; n <= 40; n++ {
-		for _, fill := range []byte{0, 'k', 0xff} {
-			k := strings.Repeat(string(fill), n)
-			if n > 0 {
-				k = k[:n-1] + "\x01"
-			}
-			var b [16]byte
-			copy(b[:], k)
-			w0, w1 := keyWords(k)
-			if w0 != binary.LittleEndian.Uint64(b[:8]) || w1 != binary.LittleEndian.Uint64(b[8:]) {
-				t.Fatalf("keyWords(%q) = %#x, %#x, want the zero-padded little-endian words of %q", k, w0, w1, b)
-			}
-			h, hw0, hw1 := strHash(k)
-			if hw0 != w0 || hw1 != w1 {
-				t.Fatalf("strHash(%q) words %#x, %#x, keyWords gives %#x, %#x", k, hw0, hw1, w0, w1)
-			}
-			if other, ok := seen[h]; ok && other != k {
-				t.Fatalf("strHash(%q) = strHash(%q)", k, other)
-			}
-			seen[h] = k
-		}
-	}
-}
-
 // TestKeyTagAndLongCompare checks what keeps string keys exact when hashes collide, which data cannot be made
-// to do: the tag keeps lengths up to keyLenMask apart and marks exactly the keys longer than inlineKeyBytes, and
+// to do: the tag keeps lengths up to keyLenMask apart and marks exactly the keys longer than keymap.InlineBytes, and
 // two long keys with the same tag and first 16 bytes are told apart by their full compare.
 func TestKeyTagAndLongCompare(t *testing.T) {
 	const h = 0xDEADBEEFCAFEF00D
@@ -268,7 +240,7 @@ func TestKeyTagAndLongCompare(t *testing.T) {
 		if tag&^keyLenMask != h&^keyLenMask {
 			t.Fatalf("keyTag(h, %d) changed the hash's high bits", n)
 		}
-		if long := tag&keyLenMask > inlineKeyBytes; long != (n > inlineKeyBytes) {
+		if long := tag&keyLenMask > keymap.InlineBytes; long != (n > keymap.InlineBytes) {
 			t.Fatalf("keyTag(h, %d) marks the key long=%v", n, long)
 		}
 		if m := n + 1; m < keyLenMask && keyTag(h, m) == tag {
@@ -276,7 +248,7 @@ func TestKeyTagAndLongCompare(t *testing.T) {
 		}
 	}
 	a, b := strings.Repeat("x", 40)+"a", strings.Repeat("x", 40)+"b"
-	w0, w1 := keyWords(a)
+	w0, w1 := keymap.KeyWords(a)
 	r := &radixAggregate{strKeys: true, tlong: []string{a}}
 	slot := []uint64{keyTag(h, len(a)), w0, w1, 1}
 	row := []uint64{keyTag(h, len(b)), w0, w1}

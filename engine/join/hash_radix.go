@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/keymap"
 )
 
 // radixProbe is the hash join's partitioned lookup: it holds a window of probe batches, finds every row's
 // chain head partition by partition, and hands the batches back in probe order with their heads found, so
 // the join loop (probeBatch) runs unchanged and the output order is exactly the streaming probe's.
 //
-// The table is open addressing whose first slot for a key is the top bits of its hash (hashtable.go), so the
+// The table is open addressing whose first slot for a key is the top bits of its hash (engine/keymap), so the
 // slots are already partitioned: the keys whose hash has top bits p live in one contiguous run of slots (bar
 // the few that overflow into the next run). Looking a window's rows up grouped by those bits — a counting sort
 // of the window's row numbers on the partition, then one lookup loop in that order — touches one run of
@@ -32,7 +33,7 @@ import (
 // radixMinWindowRows rows, never for the whole probe side, so a limit above the join stops it early as before.
 type radixProbe struct {
 	bits uint // log2 of the partition count
-	// The window: its batches, their key columns and (keyTable) their keys as strings, and the first row of
+	// The window: its batches, their key columns and (keymap.Strs) their keys as strings, and the first row of
 	// each in the flat per-row arrays below.
 	batches []*column.Batch
 	keys    [][]*column.Vector
@@ -85,9 +86,9 @@ func (h *Hash) startRadix() {
 	table := int64(0)
 	switch {
 	case h.ints != nil:
-		table = int64(len(h.ints.slots)) * 16
+		table = h.ints.Bytes()
 	case h.strs != nil:
-		table = int64(len(h.strs.slots)) * 32
+		table = h.strs.Bytes()
 	}
 	bits := h.partitionBits(table, h.slotShift())
 	if bits == 0 {
@@ -99,9 +100,9 @@ func (h *Hash) startRadix() {
 // slotShift is the table's shift: a key's first slot is the top 64-shift bits of its slot hash.
 func (h *Hash) slotShift() uint {
 	if h.ints != nil {
-		return h.ints.shift
+		return h.ints.Shift()
 	}
-	return h.strs.shift
+	return h.strs.Shift()
 }
 
 // nextRadix is nextProbe for the partitioned lookup: the next batch of the window, with its heads, filling a
@@ -219,9 +220,9 @@ func (h *Hash) lookupWindow() {
 			case hasNullKey(keys, r):
 				heads[r] = noMatch
 			case h.ints != nil:
-				heads[r] = h.ints.find(keys[0].Ints[r])
+				heads[r] = h.ints.Find(keys[0].Ints[r])
 			default:
-				heads[r] = h.strs.find(w.strs[i][r])
+				heads[r] = h.strs.Find(w.strs[i][r])
 			}
 		}
 	}
@@ -255,9 +256,9 @@ func (h *Hash) sortWindow(rows int) {
 			}
 			var p uint64
 			if isInt {
-				p = intHash(ints[r]) >> shift
+				p = keymap.IntHash(ints[r]) >> shift
 			} else {
-				p = h.strs.hash(strs[r]).slot >> (64 - h.strs.shift - w.bits)
+				p = keymap.StrHome(strs[r]) >> shift
 			}
 			part[r] = uint16(p)
 			counts[p]++
@@ -306,12 +307,10 @@ func (h *Hash) lookupSorted() {
 	w := h.radix
 	heads := w.heads
 	if h.ints != nil {
-		h.ints.findTo(w.ikeys[:len(w.order)], w.order, heads)
+		h.ints.FindTo(w.ikeys[:len(w.order)], w.order, heads)
 		return
 	}
-	for j, s := range w.skeys[:len(w.order)] {
-		heads[w.order[j]] = h.strs.find(s)
-	}
+	h.strs.FindTo(w.skeys[:len(w.order)], w.order, heads)
 	clear(w.skeys) // drop the window's strings for the garbage collector
 }
 
@@ -321,9 +320,9 @@ func (h *Hash) ProbeExplain() string {
 	keyMap := "no key map (not built)"
 	switch {
 	case h.ints != nil:
-		keyMap = fmt.Sprintf("int64 open addressing, %d slots", len(h.ints.slots))
+		keyMap = h.ints.String()
 	case h.strs != nil:
-		keyMap = fmt.Sprintf("string keys (hash, inline 16-byte prefix), %d slots", len(h.strs.slots))
+		keyMap = h.strs.String()
 	}
 	if h.topSkipped > 0 {
 		keyMap += fmt.Sprintf("; %d probe rows skipped by the top's bound", h.topSkipped)

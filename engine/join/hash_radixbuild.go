@@ -4,7 +4,7 @@ import "github.com/joinlab/joinlab/engine/column"
 
 // The partitioned build: the hash join's table of build keys filled partition by partition of its slots.
 //
-// A key's first slot is the top bits of its hash (hashtable.go), so the keys whose hash has top bits p live in
+// A key's first slot is the top bits of its hash (engine/keymap), so the keys whose hash has top bits p live in
 // one contiguous run of slots — the same partitions the probe looks its windows up by (hash_radix.go). Inserting
 // the build rows in their order touches a random slot of the whole table per row: a cache miss, and usually a
 // TLB miss, for every row once the table outgrows the cache. Inserting them grouped by partition touches one

@@ -88,12 +88,12 @@ func chainOf(h *Hash, row int) []int32 {
 	var head int32
 	switch {
 	case h.ints != nil:
-		head = h.ints.find(keys[0].Ints[row])
+		head = h.ints.Find(keys[0].Ints[row])
 	case singleStringKey(keys):
-		head = h.strs.find(keys[0].Strs[row])
+		head = h.strs.Find(keys[0].Strs[row])
 	default:
 		s, _ := encodedKeys(keys, row, row+1, nil, nil)
-		head = h.strs.find(s[0])
+		head = h.strs.Find(s[0])
 	}
 	var out []int32
 	for r := head &^ chainMore; r >= 0; r = h.next[r] {

@@ -1,128 +1,81 @@
 package join
 
-// The hash tables map a key to the first build row holding it; next[row] links each row to the following row
-// with the same key (-1 ends a chain). Rows are inserted from last to first, pushing each onto the front of its
-// chain, so a chain lists its rows in build order and the join's output keeps that order within a key.
+import (
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/keymap"
+)
+
+// The hash join indexes its build side with a key map (engine/keymap): keymap.Ints for one int64 key,
+// keymap.Strs for every other key — one string column as it is, or several keys or another type encoded
+// (appendJoinKey). The map holds each key's chain head, the first build row with that key; next[row] links each
+// row to the following row with the same key (-1 ends a chain). Rows are inserted from last to first, pushing
+// each onto the front of its chain, so a chain lists its rows in build order and the join's output keeps that
+// order within a key.
 //
-// A lookup returns the head row with chainMore set when the chain has more than one row, so a probe of a unique
-// key — the common case — never reads next[], a second random memory access per match.
+// A lookup returns the head row with chainMore set when the chain has more than one row (the map's More), so a
+// probe of a unique key — the common case — never reads next[], a second random memory access per match.
 
 // chainMore marks a looked-up head whose chain continues in next[]. Build rows stay below it (maxBuildRows).
-const chainMore = 1 << 30
+const chainMore = keymap.More
 
 // maxBuildRows bounds the rows a hash table indexes, so a row number never reaches the chainMore bit.
-const maxBuildRows = chainMore - 1
+const maxBuildRows = keymap.MaxValue
 
-// intTable is an open-addressing table of int64 keys with linear probing, kept at most half full so a probe
-// touches about 1.5 slots. A slot holds its key and chain head side by side, so a lookup costs one cache miss;
-// there are no pointers, so the garbage collector never scans it.
-type intTable struct {
-	slots []intSlot
-	mask  uint64
-	shift uint
-}
-
-type intSlot struct {
-	key  int64
-	head int32 // row+1 of the chain's head; 0 marks an empty slot
-	more int32 // chainMore when the chain has more than one row, else 0 (fills the slot's padding)
-}
-
-// intTableBytes is the memory newIntTable(n) takes.
-func intTableBytes(n int) int64 { return int64(tableSlots(n)) * 16 }
-
-func tableSlots(n int) int {
-	slots := 16
-	for slots < 2*n {
-		slots <<= 1
+// chainNext is what next[row] holds once row was pushed onto its key's chain by a key map's Push, old being
+// what Push returned: the chain's old head (-1 for none) becomes row's next, and a row a unique build kept out
+// (keymap.Kept) is notIndexed.
+func chainNext(old int32) int32 {
+	if old == keymap.Kept {
+		return notIndexed
 	}
-	return slots
+	return old
 }
 
-func newIntTable(n int) *intTable {
-	slots := tableSlots(n)
-	bits := uint(0)
-	for 1<<bits < slots {
-		bits++
+// newStrTable makes the key map of n build rows whose keys are rowKeys: one string column's values are read
+// back as they are for a full compare; an encoded key is re-encoded from its build row, in a buffer of the
+// map's own.
+func newStrTable(n int, rowKeys []*column.Vector) *keymap.Strs {
+	m := keymap.NewStrs(n)
+	if singleStringKey(rowKeys) {
+		m.SetStored(rowKeys[0].Strs)
+		return m
 	}
-	return &intTable{slots: make([]intSlot, slots), mask: uint64(slots - 1), shift: 64 - bits}
+	var scratch []byte
+	m.SetSame(func(row int32, k string) bool {
+		scratch = scratch[:0]
+		for _, v := range rowKeys {
+			scratch = appendJoinKey(scratch, v, int(row))
+		}
+		return string(scratch) == k
+	})
+	return m
 }
 
-// slot is the first slot to try for k: the top bits of intHash.
-func (t *intTable) slot(k int64) uint64 { return intHash(k) >> t.shift }
-
-// intHash mixes every bit of k into the top bits of the result, where tables take slots (and radix joins
-// partitions) from. Two multiply-xorshift rounds before the last multiply: a single Fibonacci multiply clusters
-// keys that are themselves multiples of a constant (measured: 20x slower probes on such keys), and linear
-// probing punishes clusters.
-func intHash(k int64) uint64 {
-	x := uint64(k) * 0x9E3779B97F4A7C15
-	x ^= x >> 32
-	x *= 0xD6E8FEB86659FD93
-	x ^= x >> 32
-	return x * 0x9E3779B97F4A7C15
+// singleStringKey reports whether keys are one string column, whose values are the keys as they are.
+func singleStringKey(keys []*column.Vector) bool {
+	return len(keys) == 1 && keys[0].Type == column.String
 }
 
-// pushFront makes row the head of k's chain, linking the old head behind it. With unique, a key already present
-// keeps its row and pushFront reports false.
-func (t *intTable) pushFront(k int64, row int32, next []int32, unique bool) bool {
-	for s := t.slot(k); ; s = (s + 1) & t.mask {
-		e := &t.slots[s]
-		switch {
-		case e.head == 0:
-			e.key, e.head = k, row+1
-			next[row] = -1
-			return true
-		case e.key == k:
-			if unique {
-				return false
+// encodedKeys returns the keys of rows [lo, hi) as strings, each row's encoding of every key (see stringKey),
+// made in buf and copied out in one allocation. A row with a null key gets "" (the caller skips it). One
+// string column needs none of this: its values are the keys.
+func encodedKeys(keys []*column.Vector, lo, hi int, buf []byte, out []string) ([]string, []byte) {
+	out = out[:0]
+	buf = buf[:0]
+	ends := make([]int, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		if !hasNullKey(keys, i) {
+			for _, k := range keys {
+				buf = appendJoinKey(buf, k, i)
 			}
-			next[row] = e.head - 1
-			e.head, e.more = row+1, chainMore
-			return true
 		}
+		ends = append(ends, len(buf))
 	}
-}
-
-// lookup returns the head row of k's chain, or -1.
-func (t *intTable) lookup(k int64) int32 {
-	if h := t.find(k); h >= 0 {
-		return h &^ chainMore
+	all := string(buf)
+	start := 0
+	for _, e := range ends {
+		out = append(out, all[start:e])
+		start = e
 	}
-	return -1
-}
-
-// find returns the head row of k's chain, with chainMore set when the chain has more rows, or -1.
-func (t *intTable) find(k int64) int32 { return findIn(t.slots, t.mask, t.shift, k) }
-
-// findEach sets heads[i] to find(keys[i]) for every i.
-func (t *intTable) findEach(keys []int64, heads []int32) {
-	slots, mask, shift := t.slots, t.mask, t.shift
-	heads = heads[:len(keys)]
-	for i, k := range keys {
-		heads[i] = findIn(slots, mask, shift, k)
-	}
-}
-
-// findTo sets heads[at[j]] to find(keys[j]) for every j.
-func (t *intTable) findTo(keys []int64, at, heads []int32) {
-	slots, mask, shift := t.slots, t.mask, t.shift
-	at = at[:len(keys)]
-	for j, k := range keys {
-		heads[at[j]] = findIn(slots, mask, shift, k)
-	}
-}
-
-// findIn is find over a table's fields passed as values, so that a loop of lookups keeps them in registers
-// instead of reading them through the table on every row (under js/wasm, loads from linear memory).
-func findIn(slots []intSlot, mask uint64, shift uint, k int64) int32 {
-	for s := intHash(k) >> shift; ; s = (s + 1) & mask {
-		e := &slots[s]
-		switch {
-		case e.head == 0:
-			return -1
-		case e.key == k:
-			return (e.head - 1) | e.more
-		}
-	}
+	return out, buf
 }

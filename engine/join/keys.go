@@ -48,6 +48,21 @@ func hasNullKey(keys []*column.Vector, i int) bool {
 	return false
 }
 
+// markNullKeys sets heads[i] to noMatch for every row i with a null key (hasNullKey), after a batch lookup
+// that looked those rows' placeholder keys up too.
+func markNullKeys(keys []*column.Vector, heads []int32) {
+	for _, k := range keys {
+		if !k.HasNulls() {
+			continue
+		}
+		for i := range heads {
+			if k.IsNull(i) {
+				heads[i] = noMatch
+			}
+		}
+	}
+}
+
 // intKeyed reports whether a join's keys fit the int64 fast path: one key stored as an int64.
 func intKeyed(types []column.Type) bool {
 	if len(types) != 1 {
@@ -77,7 +92,7 @@ func stringKey(keys []*column.Vector, i int, buf []byte) (string, []byte) {
 // join have the same key types and a row with a null key never reaches an encoding (it matches nothing), so
 // unlike column.AppendKey this needs no type tag and no null mark: 8 bytes for a long, datetime, timespan or
 // real (-0 as 0), one for a bool, and a string's length then its bytes. Two int64 keys make 16 bytes, which a
-// table slot holds whole (inlineKeyBytes), so such keys are never compared outside their slot.
+// table slot holds whole (keymap.InlineBytes), so such keys are never compared outside their slot.
 func appendJoinKey(dst []byte, v *column.Vector, i int) []byte {
 	switch v.Type {
 	case column.Long, column.DateTime, column.Timespan:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/keymap"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
@@ -44,9 +45,9 @@ import (
 // Rows of one partition keep their input order, so "first row" rules still hold: innerunique building on the
 // left keeps a key's first build row, and probing with the left folds only a key's first probe row.
 //
-// A row carries its key already hashed, so no phase hashes a key twice: an int64 key is stored as intHash of it,
-// which is a bijection (so equal hashes are equal keys, and the table compares hashes alone); any other key as
-// its hash with the length in the low byte (keyTag), then its first 16 bytes. Two keys of at most 16 bytes are
+// A row carries its key already hashed, so no phase hashes a key twice: an int64 key is stored as its
+// keymap.IntHash, which is a bijection (so equal hashes are equal keys, and the table compares hashes alone); any
+// other key as its hash with the length in the low byte (keyTag), then its first 16 bytes. Two keys of at most 16 bytes are
 // equal exactly when those three words are; a longer key is compared in full once they match.
 //
 // Memory: the build batches until they are partitioned; then 8 bytes a row per key word (1 for int64 keys, 3
@@ -85,7 +86,7 @@ type radixAggregate struct {
 	pparts      []radixPart
 	tabs        []radixTable
 	table       []uint64 // the slots of every table in tabs (see radixTable)
-	// tlong holds per slot the key, for keys longer than inlineKeyBytes; bnulls per build-side sum and slot the
+	// tlong holds per slot the key, for keys longer than keymap.InlineBytes; bnulls per build-side sum and slot the
 	// key's build rows whose value is null. Both are nil until needed.
 	tlong  []string
 	bnulls [][]int32
@@ -131,14 +132,14 @@ const (
 	// maxFilterBits caps the filter at 16 MiB, beyond which it no longer stays in a cache.
 	maxFilterBits = 1 << 27
 	// keyLenMask is the low byte of a tagged string hash (keyTag), which holds the key's length, capped at
-	// keyLenMask: a capped length is a key longer than inlineKeyBytes, compared in full anyway.
+	// keyLenMask: a capped length is a key longer than keymap.InlineBytes, compared in full anyway.
 	keyLenMask = 0xFF
 	// matchedBit marks, in a slot's meta word, a key some probe row found; the low 32 bits count its build rows.
 	matchedBit = 1 << 32
 )
 
 // radixPart is the rows of one partition: fixed-stride rows of 8-byte words in chunks, in input order. A row is
-// its key words (intHash of the key, or the tagged hash and two words) and then its summed values (0 for a null
+// its key words (keymap.IntHash of the key, or the tagged hash and two words) and then its summed values (0 for a null
 // one). A chunk holds radixChunkWords/stride rows; the last chunk, cur, holds the rows past the full ones.
 type radixPart struct {
 	chunks []*radixChunk // full chunks, in order
@@ -146,10 +147,10 @@ type radixPart struct {
 	room   int           // words of cur not yet used
 	rows   int
 	nulls  []radixNull // the null values among the rows, in row order
-	long   longKeys    // the keys longer than inlineKeyBytes, in row order
+	long   longKeys    // the keys longer than keymap.InlineBytes, in row order
 }
 
-// longKeys is a partition's keys longer than inlineKeyBytes, in row order, in blocks of longKeyBlock: adding one
+// longKeys is a partition's keys longer than keymap.InlineBytes, in row order, in blocks of longKeyBlock: adding one
 // never copies those before it, as appending to one growing slice of strings would (a copy the garbage
 // collector's write barriers make dearer still; measured on 31- and 58-byte keys: a third of the scatter).
 type longKeys struct {
@@ -489,7 +490,7 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 		row[0] = h
 		if strs != nil {
 			row[1], row[2] = w0s[k], w1s[k]
-			if uint32(h&keyLenMask) > inlineKeyBytes {
+			if uint32(h&keyLenMask) > keymap.InlineBytes {
 				pt.long.add(strs[i])
 			}
 		}
@@ -524,19 +525,19 @@ func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, keyNulls
 		if strs != nil {
 			s := strs[i]
 			var w0, w1 uint64
-			if len(s) >= inlineKeyBytes {
-				w0, w1 = word(s), word(s[8:])
+			if len(s) >= keymap.InlineBytes {
+				w0, w1 = keymap.Word(s), keymap.Word(s[8:])
 			} else {
-				w0, w1 = keyWords(s)
+				w0, w1 = keymap.KeyWords(s)
 			}
-			h = hashWords(len(s), w0, w1) // strHash, by hand: a call per row costs more than the hash
-			if len(s) > inlineKeyBytes {
-				h = hashTail(h, s[inlineKeyBytes:])
+			h = keymap.HashWords(len(s), w0, w1) // strHash, by hand: a call per row costs more than the hash
+			if len(s) > keymap.InlineBytes {
+				h = keymap.HashTail(h, s[keymap.InlineBytes:])
 			}
 			h = keyTag(h^h>>31, len(s))
 			w0s[kept], w1s[kept] = w0, w1
 		} else {
-			h = intHash(keys[0].Ints[i])
+			h = keymap.IntHash(keys[0].Ints[i])
 		}
 		f := h >> fshift
 		hs[kept], sel[kept] = h, int32(i)
@@ -561,14 +562,14 @@ func (r *radixAggregate) scatterInts(keys []int64, vals [][]int64, build, unmatc
 	kept := 0
 	if filter != nil && !build {
 		for i, x := range keys {
-			h := intHash(x)
+			h := keymap.IntHash(x)
 			f := h >> fshift
 			hs[kept], sel[kept] = h, int32(i)
 			kept += int(filter[f/64] >> (f % 64) & 1)
 		}
 	} else {
 		for i, x := range keys {
-			h := intHash(x)
+			h := keymap.IntHash(x)
 			hs[i], sel[i] = h, int32(i)
 			if filter != nil {
 				f := h >> fshift
@@ -696,10 +697,10 @@ func (r *radixAggregate) buildAllTables() error {
 	return nil
 }
 
-// tableBits is log2 of the slots of a table for n rows (tableSlots).
+// tableBits is log2 of the slots of a table for n rows (keymap.Slots).
 func tableBits(n int) uint {
 	bits := uint(0)
-	for 1<<bits < tableSlots(n) {
+	for 1<<bits < keymap.Slots(n) {
 		bits++
 	}
 	return bits
@@ -777,7 +778,7 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
-			if strKeys && h&keyLenMask > inlineKeyBytes {
+			if strKeys && h&keyLenMask > keymap.InlineBytes {
 				long = pt.long.at(lc)
 				lc++
 			}
@@ -832,9 +833,9 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 }
 
 // sameStr reports whether slot e (number slot) holds the string key of row x, whose tagged hash already
-// matched; long is the key when it is longer than inlineKeyBytes.
+// matched; long is the key when it is longer than keymap.InlineBytes.
 func (r *radixAggregate) sameStr(tab []uint64, e, slot int, x []uint64, long string) bool {
-	return tab[e+1] == x[1] && tab[e+2] == x[2] && (long == "" || sameBytes(r.tlong[slot], long))
+	return tab[e+1] == x[1] && tab[e+2] == x[2] && (long == "" || keymap.SameBytes(r.tlong[slot], long))
 }
 
 // probeRows folds the probe rows of pt against the tables: a found key adds its build rows as output rows,
@@ -853,7 +854,7 @@ func (r *radixAggregate) probeRows(pt *radixPart) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
-			if strKeys && h&keyLenMask > inlineKeyBytes {
+			if strKeys && h&keyLenMask > keymap.InlineBytes {
 				long = pt.long.at(lc)
 				lc++
 			}

@@ -1,5 +1,7 @@
 package join
 
+import "github.com/joinlab/joinlab/engine/keymap"
+
 // The radix join's loops for its most common string shape: one string key column without nulls, every key 8 to
 // 16 bytes long (so a row holds it whole), summed values without nulls, and nothing that marks keys or keeps a
 // key's first row alone (inner joins and the kinds that keep unmatched probe rows).
@@ -78,7 +80,7 @@ func (r *radixAggregate) scatterShort(strs []string, vals [][]int64, build, unma
 // hashShort is scatterShort's first pass: rows [0, kept) of st, stride words apart, start with the kept rows'
 // tagged key hashes and two key words, and r.sel holds their row numbers. It sets the filter bits of build keys,
 // and keeps only the probe rows whose filter bit is set. It reports false at the first key shorter than 8 bytes
-// or longer than inlineKeyBytes.
+// or longer than keymap.InlineBytes.
 //
 // For 8 to 16 bytes keyWords is the two loads below with no branch: the second word is the 8 bytes ending the
 // key, shifted down past those the first word holds (by 64 bits, to zero, for an 8-byte key).
@@ -89,11 +91,11 @@ func (r *radixAggregate) hashShort(strs []string, st []uint64, stride int, build
 	if filter != nil && !build {
 		for i, s := range strs {
 			n := len(s)
-			if n < 8 || n > inlineKeyBytes {
+			if n < 8 || n > keymap.InlineBytes {
 				return 0, false
 			}
-			w0, w1 := word(s), word(s[n-8:])>>(8*(inlineKeyBytes-n))
-			h := hashWords(n, w0, w1)
+			w0, w1 := keymap.Word(s), keymap.Word(s[n-8:])>>(8*(keymap.InlineBytes-n))
+			h := keymap.HashWords(n, w0, w1)
 			h = keyTag(h^h>>31, n)
 			f := h >> fshift
 			e := st[kept*stride : kept*stride+3 : kept*stride+3]
@@ -105,11 +107,11 @@ func (r *radixAggregate) hashShort(strs []string, st []uint64, stride int, build
 	}
 	for i, s := range strs {
 		n := len(s)
-		if n < 8 || n > inlineKeyBytes {
+		if n < 8 || n > keymap.InlineBytes {
 			return 0, false
 		}
-		w0, w1 := word(s), word(s[n-8:])>>(8*(inlineKeyBytes-n))
-		h := hashWords(n, w0, w1)
+		w0, w1 := keymap.Word(s), keymap.Word(s[n-8:])>>(8*(keymap.InlineBytes-n))
+		h := keymap.HashWords(n, w0, w1)
 		h = keyTag(h^h>>31, n)
 		e := st[i*stride : i*stride+3 : i*stride+3]
 		e[0], e[1], e[2] = h, w0, w1

@@ -1,14 +1,14 @@
 //go:build wasm
 
-package join
+package keymap
 
 import "unsafe"
 
-// sameBytes reports whether a and b are equal. Under js/wasm the runtime compares strings a byte at a time
+// SameBytes reports whether a and b are equal. Under js/wasm the runtime compares strings a byte at a time
 // (internal/bytealg's memeqbody is a byte loop there), which made the full compare of 31- and 58-byte join
 // keys a tenth of a join's time; this compares eight bytes per load, the last word overlapping the one before
 // it, as wasm loads need no alignment. Elsewhere it is a == b (streq_other.go), which the runtime vectorises.
-func sameBytes(a, b string) bool {
+func SameBytes(a, b string) bool {
 	n := len(a)
 	if n != len(b) {
 		return false

@@ -1,0 +1,152 @@
+package keymap
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// intCases are key sets that stress a table: multiples of a constant (which cluster under a single Fibonacci
+// multiply), keys whose hashes share their home slot, and the int64 extremes.
+func intCases() map[string][]int64 {
+	cases := map[string][]int64{}
+	for _, c := range []int64{1, 7919, 1 << 12, 1 << 32, 1000} {
+		var ks []int64
+		for i := range int64(3000) {
+			ks = append(ks, (i-1500)*c)
+		}
+		cases[fmt.Sprintf("multiples of %d", c)] = ks
+	}
+	// Keys with one home slot in a 16-slot map: they collide, and those homed on the last slot wrap around.
+	for _, home := range []uint64{3, 15} {
+		var ks []int64
+		for k := int64(0); len(ks) < 7; k++ {
+			if IntHash(k)>>shiftFor(16) == home {
+				ks = append(ks, k)
+			}
+		}
+		cases[fmt.Sprintf("homed at slot %d of 16", home)] = ks
+	}
+	cases["extremes"] = []int64{0, -1, 1, math.MinInt64, math.MaxInt64, math.MinInt64 + 1}
+	return cases
+}
+
+// TestIntsFindsWhatWasPushed fills a map made for its keys and finds every key, with the value of its last
+// push and More exactly on the keys pushed twice, in Find, Lookup, FindEach and FindTo; absent keys find -1.
+func TestIntsFindsWhatWasPushed(t *testing.T) {
+	for name, keys := range intCases() {
+		m := NewInts(len(keys))
+		for i, k := range keys {
+			if old := m.Push(k, int32(i), false); old != -1 {
+				t.Fatalf("%s: first Push(%d) = %d, want -1", name, k, old)
+			}
+		}
+		for i, k := range keys {
+			if i%3 == 0 {
+				if old := m.Push(k, int32(i+len(keys)), false); old != int32(i) {
+					t.Fatalf("%s: second Push(%d) = %d, want %d", name, k, old, i)
+				}
+			}
+		}
+		want := func(i int) int32 {
+			if i%3 == 0 {
+				return int32(i+len(keys)) | More
+			}
+			return int32(i)
+		}
+		checkLookups(t, name, m, keys, want)
+		present := map[int64]bool{}
+		for _, k := range keys {
+			present[k] = true
+		}
+		for k := int64(-50); k < 50; k++ {
+			if !present[k*7+3] && m.Find(k*7+3) != -1 {
+				t.Fatalf("%s: absent key %d found", name, k*7+3)
+			}
+		}
+	}
+}
+
+// TestIntsGrowsKeyByKey adds keys one at a time as summarize does — Locate, grow when Full, Locate again, Put
+// — and checks that no map passes three quarters full and every key keeps its value across the doublings.
+func TestIntsGrowsKeyByKey(t *testing.T) {
+	seed := uint64(19)
+	r := rand.New(rand.NewPCG(seed, seed))
+	for name, keys := range intCases() {
+		m := &Ints{}
+		ids := map[int64]int32{}
+		for range 2 * len(keys) {
+			k := keys[r.IntN(len(keys))]
+			s, id := m.Locate(k)
+			if id < 0 {
+				if m.Full() {
+					m = m.Grown()
+					s, _ = m.Locate(k)
+				}
+				id = int32(len(ids))
+				m.Put(s, k, id)
+				ids[k] = id
+			}
+			if id != ids[k] {
+				t.Fatalf("%s seed=%d: key %d has value %d, want %d", name, seed, k, id, ids[k])
+			}
+			if m.Len()*4 > len(m.slots)*3 {
+				t.Fatalf("%s seed=%d: %d keys in %d slots", name, seed, m.Len(), len(m.slots))
+			}
+		}
+		for k, id := range ids {
+			if got := m.Find(k); got != id {
+				t.Fatalf("%s seed=%d: after growing, Find(%d) = %d, want %d", name, seed, k, got, id)
+			}
+		}
+		if m.Bytes() != int64(len(m.slots))*intSlotBytes || len(m.slots) < minGrownSlots {
+			t.Fatalf("%s: %d slots, %d bytes", name, len(m.slots), m.Bytes())
+		}
+	}
+}
+
+// TestIntsEmptyAndSizes checks the zero map and the sizes the budget is charged.
+func TestIntsEmptyAndSizes(t *testing.T) {
+	var m Ints
+	if s, v := m.Locate(5); s != 0 || v != -1 || !m.Full() {
+		t.Fatalf("zero map: Locate = %d, %d, Full %v", s, v, m.Full())
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 1000, 1 << 20} {
+		got := NewInts(n)
+		if got.Bytes() != IntsBytes(n) || len(got.slots) < 2*n || len(got.slots) < minSlots || len(got.slots)&(len(got.slots)-1) != 0 {
+			t.Fatalf("NewInts(%d): %d slots, %d bytes, IntsBytes %d", n, len(got.slots), got.Bytes(), IntsBytes(n))
+		}
+		if 64-got.Shift() >= 64 || 1<<(64-got.Shift()) != len(got.slots) {
+			t.Fatalf("NewInts(%d): shift %d for %d slots", n, got.Shift(), len(got.slots))
+		}
+	}
+}
+
+// TestIntsHomeIsTopBits checks what the radix-partitioned build and probe rely on: a key sits at its home slot
+// IntHash(k) >> Shift() or after it, so in a half-full map nearly every key of partition p (top bits of its
+// hash) is in partition p's run of slots.
+func TestIntsHomeIsTopBits(t *testing.T) {
+	const n, bits = 1 << 12, 4
+	m := NewInts(n)
+	for k := range int64(n) {
+		m.Push(k*1000, int32(k), false)
+	}
+	runSlots := len(m.slots) >> bits
+	outside := 0
+	for s, e := range m.slots {
+		if e.val == 0 {
+			continue
+		}
+		home := int(IntHash(e.key) >> m.Shift())
+		if (s-home)&int(m.mask) > 64 {
+			t.Fatalf("key %d at slot %d, %d past its home %d", e.key, s, s-home, home)
+		}
+		if p := int(IntHash(e.key) >> (64 - bits)); s/runSlots != p {
+			outside++
+		}
+	}
+	if outside > n/50 {
+		t.Fatalf("%d of %d keys outside their partition's run", outside, n)
+	}
+}

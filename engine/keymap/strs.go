@@ -1,0 +1,173 @@
+package keymap
+
+// Strs maps string keys to int32 values by open addressing with linear probing from a key's home slot (the
+// top bits of StrHome). It serves one string column as it is, and any other key encoded as a string.
+//
+// A slot holds the key's hash tag, its length and its first InlineBytes bytes, so deciding a slot costs one
+// cache miss and no pointer chase: two keys of at most InlineBytes bytes are equal exactly when tag, length and
+// both words are, and a longer key is compared in full only once all of those matched — in practice only for
+// the key that is really there. A key is never copied into the map: its owner keeps it, and the map reads it
+// back for that compare by value, from the slice SetStored gave (stored[v] is value v's key) or, when the
+// owner keeps no such slice (an encoded key), through the function SetSame gave.
+//
+// Memory: StrsBytes(n) for a map made for n keys, 32 bytes a slot, two to four slots a key. Cost of a lookup:
+// the hash (a few multiplies per 8 bytes of key) and, for a map larger than the cache, about one miss.
+type Strs struct {
+	slots  []strSlot
+	mask   uint64
+	shift  uint
+	n      int
+	stored []string
+	same   func(v int32, k string) bool
+}
+
+type strSlot struct {
+	w0, w1 uint64 // the key's first 16 bytes, little-endian, zero-padded
+	tag    uint32 // the hash's low 32 bits (the home slot comes from its high bits)
+	n      uint32 // the key's length in bytes
+	val    int32  // value+1; 0 marks an empty slot
+	more   int32  // More once the key was pushed again (Push), else 0
+}
+
+// strSlotBytes is the memory of a slot.
+const strSlotBytes = 32
+
+// StrsBytes is the memory NewStrs(n) takes.
+func StrsBytes(n int) int64 { return int64(Slots(n)) * strSlotBytes }
+
+// NewStrs makes a map for n keys, at most half full while it holds no more. Before a key longer than
+// InlineBytes goes in, the owner says where the keys are kept (SetStored or SetSame).
+func NewStrs(n int) *Strs { return newStrs(Slots(n)) }
+
+func newStrs(slots int) *Strs {
+	return &Strs{slots: make([]strSlot, slots), mask: uint64(slots - 1), shift: shiftFor(slots)}
+}
+
+// SetStored says that stored[v] is the key of value v (the hash join's build column, indexed by row). The map
+// reads it and never writes it.
+func (m *Strs) SetStored(stored []string) { m.stored = stored }
+
+// SetSame gives the compare of a key k with value v's key, for an owner that keeps no slice of its keys (the
+// hash join's encoded keys, re-encoded from the build row). It is called only for keys longer than
+// InlineBytes whose slot words all matched.
+func (m *Strs) SetSame(same func(v int32, k string) bool) { m.same = same }
+
+// Bytes is the memory the map holds.
+func (m *Strs) Bytes() int64 { return int64(len(m.slots)) * strSlotBytes }
+
+// Len is the number of keys in the map.
+func (m *Strs) Len() int { return m.n }
+
+// Shift is the map's shift: a key's home slot is StrHome(k) >> Shift().
+func (m *Strs) Shift() uint { return m.shift }
+
+// String names the map and its size, for explain.
+func (m *Strs) String() string {
+	return describe("string keys (hash, inline 16-byte prefix)", len(m.slots))
+}
+
+// StrHome is the hash whose top bits are k's home slot in every Strs map, so a radix partition of p bits is
+// StrHome(k) >> (64-p).
+func StrHome(k string) uint64 {
+	h, _, _ := StrHash(k)
+	return strHome(h)
+}
+
+// strKey is a key with what a slot compares: its words, tag and length, and its home slot.
+type strKey struct {
+	s      string
+	w0, w1 uint64
+	tag    uint32
+	home   uint64
+}
+
+// hashStr prepares k for a map whose slot numbers are a hash shifted right by shift.
+func hashStr(k string, shift uint) strKey {
+	h, w0, w1 := StrHash(k)
+	return strKey{s: k, w0: w0, w1: w1, tag: uint32(h), home: strHome(h) >> shift}
+}
+
+// matches reports whether slot e, not empty, holds key k; stored and same are the map's. The words decide
+// every key of at most InlineBytes bytes without a call; only a longer key that agrees on them all is read
+// back (sameLong).
+func matches(e *strSlot, k *strKey, stored []string, same func(int32, string) bool) bool {
+	return e.tag == k.tag && e.n == uint32(len(k.s)) && e.w0 == k.w0 && e.w1 == k.w1 &&
+		(len(k.s) <= InlineBytes || sameLong(e.val-1, k.s, stored, same))
+}
+
+// sameLong reports whether value v's key is k, reading the key back from the owner.
+func sameLong(v int32, k string, stored []string, same func(int32, string) bool) bool {
+	if stored != nil {
+		return SameBytes(stored[v], k)
+	}
+	return same(v, k)
+}
+
+// Push makes v the value of k and returns k's value before (without More), or -1 when k was absent. When k
+// was present, the new value has More set; with keep, k keeps its value instead and Push returns Kept (see
+// Ints.Push).
+func (m *Strs) Push(k string, v int32, keep bool) int32 {
+	hk := hashStr(k, m.shift)
+	for s := hk.home; ; s = (s + 1) & m.mask {
+		e := &m.slots[s]
+		switch {
+		case e.val == 0:
+			*e = strSlot{w0: hk.w0, w1: hk.w1, tag: hk.tag, n: uint32(len(k)), val: v + 1}
+			m.n++
+			return -1
+		case matches(e, &hk, m.stored, m.same):
+			if keep {
+				return Kept
+			}
+			old := e.val - 1
+			e.val, e.more = v+1, More
+			return old
+		}
+	}
+}
+
+// Lookup returns k's value without More, or -1.
+func (m *Strs) Lookup(k string) int32 {
+	if v := m.Find(k); v >= 0 {
+		return v &^ More
+	}
+	return -1
+}
+
+// Find returns k's value, with More when set, or -1.
+func (m *Strs) Find(k string) int32 { return findStr(m.slots, m.mask, m.shift, m.stored, m.same, k) }
+
+// FindEach sets vals[i] to Find(keys[i]) for every i.
+func (m *Strs) FindEach(keys []string, vals []int32) {
+	slots, mask, shift, stored, same := m.slots, m.mask, m.shift, m.stored, m.same
+	vals = vals[:len(keys)]
+	for i, k := range keys {
+		vals[i] = findStr(slots, mask, shift, stored, same, k)
+	}
+}
+
+// FindTo sets vals[at[j]] to Find(keys[j]) for every j (see Ints.FindTo).
+func (m *Strs) FindTo(keys []string, at, vals []int32) {
+	slots, mask, shift, stored, same := m.slots, m.mask, m.shift, m.stored, m.same
+	at = at[:len(keys)]
+	for j, k := range keys {
+		vals[at[j]] = findStr(slots, mask, shift, stored, same, k)
+	}
+}
+
+// findStr is Find over a map's fields passed as values, like findInt. Unlike findInt it is too large to inline
+// (the hash is most of it), so a batch still makes a call per key; what it saves is reading the map's fields
+// through a pointer for every key.
+func findStr(slots []strSlot, mask uint64, shift uint, stored []string, same func(int32, string) bool,
+	k string) int32 {
+	hk := hashStr(k, shift)
+	for s := hk.home; ; s = (s + 1) & mask {
+		e := &slots[s]
+		switch {
+		case e.val == 0:
+			return -1
+		case matches(e, &hk, stored, same):
+			return (e.val - 1) | e.more
+		}
+	}
+}
