@@ -325,22 +325,24 @@ func (s *spaceSaving) add(key []byte) (tracked bool) {
 	return false
 }
 
-// intCounts counts int64 keys exactly in an open-addressing table with linear probing: slot i holds keys[i]
-// with counts[i] rows, and a count of 0 marks an empty slot. The table doubles when half full, so a probe
-// visits about two slots; a key's home slot is the top bits of a Fibonacci hash, which spreads sequential keys
-// and keys that differ only in their high bits alike. Memory: 16 bytes a slot, at most 4 slots a distinct key.
+// intCounts counts int64 keys exactly in an open-addressing table with linear probing: a slot holds a key
+// and its rows side by side (one cache line for a probe), and 0 rows marks an empty slot. The table doubles
+// when half full, so a probe visits about two slots; a key's home slot is the top bits of a Fibonacci hash,
+// which spreads sequential keys and keys that differ only in their high bits alike. Memory: 16 bytes a slot,
+// at most 4 slots a distinct key.
 type intCounts struct {
-	keys, counts []int64
-	shift        uint // 64 - log2(len(keys))
-	distinct     int
+	slots    []intSlot
+	shift    uint // 64 - log2(len(slots))
+	distinct int
 }
 
-// intCountsSlots is the table's first size: 4 KiB a slice, small next to the batch that fills it.
+type intSlot struct{ key, rows int64 }
+
+// intCountsSlots is the table's first size: 4 KiB, small next to the batch that fills it.
 const intCountsSlots = 256
 
 func newIntCounts() *intCounts {
-	return &intCounts{keys: make([]int64, intCountsSlots), counts: make([]int64, intCountsSlots),
-		shift: uint(64 - bits.TrailingZeros(intCountsSlots))}
+	return &intCounts{slots: make([]intSlot, intCountsSlots), shift: uint(64 - bits.TrailingZeros(intCountsSlots))}
 }
 
 func (t *intCounts) home(k int64) int {
@@ -349,55 +351,58 @@ func (t *intCounts) home(k int64) int {
 
 // add counts one row of k and returns the number of distinct keys.
 func (t *intCounts) add(k int64) int {
-	keys, counts := t.keys, t.counts
-	mask := len(keys) - 1
+	slots := t.slots
+	mask := len(slots) - 1
 	for i := t.home(k); ; i = (i + 1) & mask {
-		if counts[i] == 0 {
-			keys[i], counts[i] = k, 1
+		s := &slots[i]
+		if s.rows == 0 {
+			s.key, s.rows = k, 1
 			t.distinct++
-			if 2*t.distinct > len(keys) {
+			if 2*t.distinct > len(slots) {
 				t.grow()
 			}
 			return t.distinct
 		}
-		if keys[i] == k {
-			counts[i]++
+		if s.key == k {
+			s.rows++
 			return t.distinct
 		}
 	}
 }
 
 func (t *intCounts) grow() {
-	keys, counts := t.keys, t.counts
-	t.keys, t.counts = make([]int64, 2*len(keys)), make([]int64, 2*len(keys))
+	old := t.slots
+	slots := make([]intSlot, 2*len(old))
+	t.slots = slots
 	t.shift--
-	mask := len(t.keys) - 1
-	for j, n := range counts {
-		if n == 0 {
+	mask := len(slots) - 1
+	for _, s := range old {
+		if s.rows == 0 {
 			continue
 		}
-		i := t.home(keys[j])
-		for t.counts[i] != 0 {
+		i := t.home(s.key)
+		for slots[i].rows != 0 {
 			i = (i + 1) & mask
 		}
-		t.keys[i], t.counts[i] = keys[j], n
+		slots[i] = s
 	}
 }
 
 func (t *intCounts) count(k int64) int64 {
-	mask := len(t.keys) - 1
-	for i := t.home(k); t.counts[i] != 0; i = (i + 1) & mask {
-		if t.keys[i] == k {
-			return t.counts[i]
+	slots := t.slots
+	mask := len(slots) - 1
+	for i := t.home(k); slots[i].rows != 0; i = (i + 1) & mask {
+		if slots[i].key == k {
+			return slots[i].rows
 		}
 	}
 	return 0
 }
 
 func (t *intCounts) each(f func(k, n int64)) {
-	for i, n := range t.counts {
-		if n != 0 {
-			f(t.keys[i], n)
+	for _, s := range t.slots {
+		if s.rows != 0 {
+			f(s.key, s.rows)
 		}
 	}
 }
