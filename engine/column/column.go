@@ -6,6 +6,7 @@ package column
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -192,9 +193,14 @@ func (v *Vector) AppendVector(src *Vector) {
 	}
 	v.n += src.n
 	if src.Nulls != nil {
-		for i := 0; i < src.n; i++ {
-			if src.Nulls.Get(i) {
+		for w, x := range src.Nulls {
+			for x != 0 { // the set bits only, lowest first
+				i := w<<6 | bits.TrailingZeros64(x)
+				if i >= src.n {
+					break
+				}
 				v.Nulls.Set(base + i)
+				x &= x - 1
 			}
 		}
 	}
@@ -204,38 +210,65 @@ func (v *Vector) AppendVector(src *Vector) {
 // how outer joins null-extend the side that did not match.
 func (v *Vector) Gather(idx []int32) *Vector {
 	out := &Vector{Type: v.Type, n: len(idx)}
+	var extends bool
 	switch v.Type.storage() {
 	case ints:
-		out.Ints = gather(v.Ints, idx)
+		out.Ints, extends = gather(v.Ints, idx)
 	case reals:
-		out.Reals = gather(v.Reals, idx)
+		out.Reals, extends = gather(v.Reals, idx)
 	case strs:
-		out.Strs = gather(v.Strs, idx)
+		out.Strs, extends = gather(v.Strs, idx)
 	case bools:
-		out.Bools = gather(v.Bools, idx)
+		out.Bools, extends = gather(v.Bools, idx)
 	}
-	nulls := v.HasNulls()
-	for j, i := range idx {
-		if i < 0 || nulls && v.IsNull(int(i)) {
-			out.Nulls.Set(j)
-		}
+	if extends || v.HasNulls() {
+		out.Nulls = gatherNulls(v.Nulls, idx)
 	}
 	return out
 }
 
-// gather returns src[i] for each i of idx, the zero value for a negative i. The loop reads only locals, so no
-// slice header is loaded again per row (under js/wasm, each would be a load from linear memory).
-func gather[T any](src []T, idx []int32) []T {
+// gather returns src[i] for each i of idx, the zero value for a negative i, and reports whether any i was
+// negative. The loop reads only locals, so no slice header is loaded again per row (under js/wasm, each
+// would be a load from linear memory).
+func gather[T any](src []T, idx []int32) ([]T, bool) {
 	dst := make([]T, len(idx))
+	var neg int32
 	for j, i := range idx {
 		if i >= 0 {
 			dst[j] = src[i]
 		}
+		neg |= i
 	}
-	return dst
+	return dst, neg < 0
 }
 
-// Slice returns rows [lo, hi) of v, sharing storage.
+// gatherNulls returns the null bitmap of a gather of idx from a vector with null bitmap nulls: bit j is set
+// when idx[j] is negative or names a null row; nil when no bit is. It builds each word of 64 rows in a register,
+// with no branch on the data (a negative index reads bit 0's word and is masked in).
+func gatherNulls(nulls Bitmap, idx []int32) Bitmap {
+	out := make(Bitmap, (len(idx)+63)>>6)
+	var seen uint64
+	for w := range out {
+		var x uint64
+		for j, i := range idx[w<<6 : min(w<<6+64, len(idx))] {
+			neg := uint64(uint32(i) >> 31)
+			k := int(i &^ (i >> 31)) // i, or 0 for a negative i
+			var bit uint64
+			if k>>6 < len(nulls) {
+				bit = nulls[k>>6] >> (uint(k) & 63) & 1
+			}
+			x |= (bit | neg) << uint(j)
+		}
+		out[w] = x
+		seen |= x
+	}
+	if seen == 0 {
+		return nil
+	}
+	return out
+}
+
+// Slice returns rows [lo, hi) of v, sharing its values (the null bitmap is copied, shifted a word at a time).
 func (v *Vector) Slice(lo, hi int) *Vector {
 	out := &Vector{Type: v.Type, n: hi - lo}
 	switch v.Type.storage() {
@@ -249,11 +282,37 @@ func (v *Vector) Slice(lo, hi int) *Vector {
 		out.Bools = v.Bools[lo:hi]
 	}
 	if v.Nulls != nil {
-		for i := lo; i < hi; i++ {
-			if v.Nulls.Get(i) {
-				out.Nulls.Set(i - lo)
-			}
+		out.Nulls = sliceBits(v.Nulls, lo, hi)
+	}
+	return out
+}
+
+// sliceBits returns bits [lo, hi) of b as a bitmap of their own (bit lo becomes bit 0), nil when none is set.
+func sliceBits(b Bitmap, lo, hi int) Bitmap {
+	word := func(q int) uint64 {
+		if q < len(b) {
+			return b[q]
 		}
+		return 0
+	}
+	out := make(Bitmap, (hi-lo+63)>>6)
+	q, r := lo>>6, uint(lo)&63
+	var seen uint64
+	for w := range out {
+		x := word(q + w)
+		if r != 0 {
+			x = x>>r | word(q+w+1)<<(64-r)
+		}
+		out[w] = x
+	}
+	if tail := uint(hi-lo) & 63; tail != 0 {
+		out[len(out)-1] &= 1<<tail - 1
+	}
+	for _, x := range out {
+		seen |= x
+	}
+	if seen == 0 {
+		return nil
 	}
 	return out
 }

@@ -15,8 +15,7 @@ func AppendKey(dst []byte, v *Vector, i int) []byte {
 	}
 	switch v.Type.storage() {
 	case ints:
-		dst = append(dst, 1)
-		return binary.LittleEndian.AppendUint64(dst, uint64(v.Ints[i]))
+		return AppendIntKey(dst, v.Ints[i])
 	case reals:
 		f := v.Reals[i]
 		if f == 0 {
@@ -35,4 +34,19 @@ func AppendKey(dst []byte, v *Vector, i int) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(s)))
 		return append(dst, s...)
 	}
+}
+
+// AppendIntKey appends AppendKey's encoding of a non-null value x of an int64-stored type (long, datetime,
+// timespan).
+func AppendIntKey(dst []byte, x int64) []byte {
+	dst = append(dst, 1)
+	return binary.LittleEndian.AppendUint64(dst, uint64(x))
+}
+
+// ParseIntKey reverses AppendIntKey, reporting false for a key that is not one int64's encoding.
+func ParseIntKey(key string) (int64, bool) {
+	if len(key) != 9 || key[0] != 1 {
+		return 0, false
+	}
+	return int64(binary.LittleEndian.Uint64([]byte(key[1:]))), true
 }

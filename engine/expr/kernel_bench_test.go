@@ -20,6 +20,9 @@ func BenchmarkExpr(b *testing.B) {
 	for _, src := range []string{
 		"l1 + l2 > 1200 and l1 % 3 != 0",
 		"iff(isnull(l1), 0, l1 * 2)",
+		"iff(l1 > l2, l1, l2)",
+		"iff(l1 > l2, r1, r2)",
+		"iff(l1 > l2, s1, s2)",
 		"r1 * 2.5 + toreal(l2)",
 		`s1 contains "wor"`,
 		"l1 in (1, 2, 7) or d1 - d2 > 1h",

@@ -656,7 +656,8 @@ func (h *Hash) probeBatch(ctx context.Context) (*column.Batch, error) {
 // and build rows to pidx and bidx (-1 null-extends a side) until the batch ends or the output holds maxOut
 // rows: then it reports full, with h.prow (and h.chain, for a chain cut short) where to resume. The kind's
 // branch is taken once per batch, and the loops read only locals, so the compiler keeps them in registers —
-// under js/wasm, where every field read is a load from linear memory, that halves the loop's time.
+// under js/wasm, where every field read is a load from linear memory, that halves the loop's time. pidx and bidx
+// have room for maxOut+1 rows (probeBatch allocates them so).
 func (h *Hash) joinRows(pidx, bidx []int32) (_, _ []int32, full bool) {
 	heads, next, matched, maxOut := h.heads, h.next, h.matched, h.maxOut
 	prow, n := h.prow, h.pb.N
@@ -681,7 +682,46 @@ func (h *Hash) joinRows(pidx, bidx []int32) (_, _ []int32, full bool) {
 				h.markChain(head)
 			}
 		}
-	default: // pairs
+	case matched == nil: // pairs, marking no build row
+		// The rows whose head is one build row or none (almost all, unless keys repeat on the build side)
+		// go through a loop with no branch on the head: each writes its pair at k and advances k by one
+		// when the pair is kept (a match; a miss when unmatched probe rows are output, its build row being
+		// noMatch, -1, which null-extends). A head with more rows leaves the loop for its chain.
+		keepMiss := b2u(h.ps.unmatched)
+		for prow < n {
+			k := len(pidx)
+			pi, bi := pidx[:cap(pidx)], bidx[:cap(bidx)]
+			bi = bi[:len(pi)]
+			for ; prow < n && k < maxOut && k < len(pi); prow++ {
+				head := heads[prow]
+				if head >= chainMore {
+					break
+				}
+				pi[k], bi[k] = int32(prow), head
+				k += int(uint32(^head)>>31 | uint32(b2u(head == noMatch)&keepMiss))
+			}
+			pidx, bidx = pi[:k], bi[:k]
+			if k >= maxOut || k >= len(pi) {
+				h.prow = prow
+				return pidx, bidx, true
+			}
+			if prow >= n {
+				break
+			}
+			for r := heads[prow] &^ chainMore; r >= 0; r = next[r] {
+				if len(pidx) >= maxOut {
+					h.prow, h.chain = prow, r
+					return pidx, bidx, true
+				}
+				pidx, bidx = append(pidx, int32(prow)), append(bidx, r)
+			}
+			prow++
+			if len(pidx) >= maxOut {
+				h.prow = prow
+				return pidx, bidx, true
+			}
+		}
+	default: // pairs, marking the build rows matched
 		unmatched := h.ps.unmatched
 		for ; prow < n; prow++ {
 			switch head := heads[prow]; {
@@ -690,15 +730,11 @@ func (h *Hash) joinRows(pidx, bidx []int32) (_, _ []int32, full bool) {
 					pidx, bidx = append(pidx, int32(prow)), append(bidx, -1)
 				}
 			case head&chainMore == 0: // a single-row chain: next[] is not read
-				if matched != nil {
-					matched[head] = true
-				}
+				matched[head] = true
 				pidx, bidx = append(pidx, int32(prow)), append(bidx, head)
 			default:
 				for r := head &^ chainMore; r >= 0; r = next[r] {
-					if matched != nil {
-						matched[r] = true
-					}
+					matched[r] = true
 					if len(pidx) >= maxOut {
 						h.prow, h.chain = prow, r
 						return pidx, bidx, true
@@ -766,4 +802,13 @@ func (h *Hash) assemble(pb *column.Batch, pidx, bidx []int32) *column.Batch {
 		return aggregatedBatch
 	}
 	return p.assemble(h.where)
+}
+
+// b2u is 1 for true and 0 for false; the compiler makes it a flag set (a select under wasm), not a branch.
+func b2u(t bool) uint8 {
+	var u uint8
+	if t {
+		u = 1
+	}
+	return u
 }

@@ -166,15 +166,25 @@ type SkewMeasure struct {
 	RightBytes          int64
 }
 
-// MeasureSkew drains both inputs and counts their keys, encoded as the join compares them.
+// MeasureSkew drains both inputs and counts their keys, encoded as the join compares them (appendSaltKey).
+// One int64-stored key is counted as an int64 (skew.NewIntCounter), without encoding a row: the counter
+// encodes only the keys it reports, and reports what counting the encodings would.
 func MeasureSkew(ctx context.Context, spec *Spec, left, right exec.Operator) (*SkewMeasure, error) {
-	m := &SkewMeasure{Left: skew.NewCounter(), Right: skew.NewCounter()}
+	newCounter := skew.NewCounter
+	if intKeyed(spec.KeyTypes) {
+		newCounter = func() *skew.Counter { return skew.NewIntCounter(saltIntKeys) }
+	}
+	m := &SkewMeasure{Left: newCounter(), Right: newCounter()}
 	count := func(op exec.Operator, keys []int, c *skew.Counter, rows, bytes *int64) error {
 		var buf []byte
 		return exec.Drain(ctx, op, func(b *column.Batch) error {
 			kc := keyColumns(b, keys, spec.KeyTypes)
 			*rows += int64(b.N)
 			*bytes += b.Bytes()
+			if intKeyed(spec.KeyTypes) {
+				countInts(c, kc[0], b.N)
+				return nil
+			}
 			for i := 0; i < b.N; i++ {
 				if hasNullKey(kc, i) {
 					continue
@@ -192,6 +202,34 @@ func MeasureSkew(ctx context.Context, spec *Spec, left, right exec.Operator) (*S
 		return nil, fmt.Errorf("salted join: measure right side: %w", err)
 	}
 	return m, nil
+}
+
+// saltIntKeys names an int counter's keys as appendSaltKey encodes one int64-stored key column.
+var saltIntKeys = skew.IntKeys{Encode: column.AppendIntKey, Decode: column.ParseIntKey}
+
+// countInts counts the first n rows of the int64-stored key column v into c, skipping nulls a bitmap word at
+// a time.
+func countInts(c *skew.Counter, v *column.Vector, n int) {
+	ints := v.Ints[:n]
+	if !v.HasNulls() {
+		for _, k := range ints {
+			c.AddInt(k)
+		}
+		return
+	}
+	nulls := v.Nulls
+	for w := 0; w*64 < n; w++ {
+		var word uint64
+		if w < len(nulls) {
+			word = nulls[w]
+		}
+		end := min(w*64+64, n)
+		for i := w * 64; i < end; i++ {
+			if word&(1<<(uint(i)&63)) == 0 {
+				c.AddInt(ints[i])
+			}
+		}
+	}
 }
 
 // appendSaltKey appends row i's key as the salted join identifies it: the encoding of every key column.

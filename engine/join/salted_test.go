@@ -12,6 +12,7 @@ import (
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/join/joinevent"
 	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/skew"
 	"github.com/joinlab/joinlab/engine/trace"
 )
 
@@ -359,4 +360,94 @@ func BenchmarkSalted(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(lt.N+rt.N), "ns/row")
 	})
+}
+
+// TestMeasureSkewCountsIntKeysAsEncoded checks that measuring one int64-stored key as an int64 reports what
+// counting appendSaltKey's encodings reports: each side's totals, exactness, error bound, keys and counts,
+// and the salt plan made from them. The sides have null keys, ties, one heavy key, and (the larger ones) more
+// distinct keys than skew.ExactKeys; batch sizes cut the null bitmaps' words anywhere.
+func TestMeasureSkewCountsIntKeysAsEncoded(t *testing.T) {
+	const seed = 19
+	t.Logf("seed=%d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	side := func(t column.Type, rows, domain int, nullRate, hot float64) *column.Table {
+		tb := column.NewTable(column.Schema{{Name: "k", Type: t}})
+		for range rows {
+			switch x := r.Float64(); {
+			case x < nullRate:
+				tb.Cols[0].AppendNull()
+			case x < nullRate+hot:
+				tb.Cols[0].AppendInt(-3)
+			default:
+				tb.Cols[0].AppendInt(r.Int64N(int64(domain)) << 20)
+			}
+		}
+		tb.N = rows
+		return tb
+	}
+	for _, typ := range []column.Type{column.Long, column.DateTime} {
+		for _, sz := range []struct{ left, right, domain int }{{300, 500, 40}, {20_000, 30_000, 5000}, {90_000, 150_000, 1 << 30}} {
+			lt, rt := side(typ, sz.left, sz.domain, 0.1, 0.3), side(typ, sz.right, sz.domain, 0.2, 0.01)
+			spec, err := NewSpec(Inner, lt.Schema, rt.Schema, []int{0}, []int{0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := encodedMeasure(lt, rt, spec)
+			for _, size := range []int{7, 64, 100, 1000} {
+				got, err := MeasureSkew(context.Background(), spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size})
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := fmt.Sprintf("%s %d ⋈ %d, batches of %d", typ, sz.left, sz.right, size)
+				sameCounter(t, name+", left", got.Left, want.Left)
+				sameCounter(t, name+", right", got.Right, want.Right)
+				if got.LeftRows != want.LeftRows || got.RightRows != want.RightRows {
+					t.Fatalf("%s: rows %d and %d, want %d and %d", name, got.LeftRows, got.RightRows, want.LeftRows, want.RightRows)
+				}
+				gp, wp := PlanSalt(spec, got, SaltOptions{}), PlanSalt(spec, want, SaltOptions{})
+				if !slices.Equal(gp.Heavy, wp.Heavy) || gp.Exact != wp.Exact || gp.Workers != wp.Workers {
+					t.Fatalf("%s: plan W=%d exact=%v heavy %v, want W=%d exact=%v heavy %v", name, gp.Workers, gp.Exact, gp.Heavy,
+						wp.Workers, wp.Exact, wp.Heavy)
+				}
+				if g, w := gp.Predict(8, 8), wp.Predict(8, 8); g != w {
+					t.Fatalf("%s: prediction %+v, want %+v", name, g, w)
+				}
+			}
+		}
+	}
+}
+
+// encodedMeasure is MeasureSkew by the general path: every non-null key encoded by appendSaltKey.
+func encodedMeasure(lt, rt *column.Table, spec *Spec) *SkewMeasure {
+	m := &SkewMeasure{Left: skew.NewCounter(), Right: skew.NewCounter(), LeftRows: int64(lt.N), RightRows: int64(rt.N)}
+	for _, s := range []struct {
+		t *column.Table
+		c *skew.Counter
+	}{{lt, m.Left}, {rt, m.Right}} {
+		var buf []byte
+		for i := range s.t.N {
+			if s.t.Cols[0].IsNull(i) {
+				continue
+			}
+			buf = appendSaltKey(buf[:0], s.t.Cols, i)
+			s.c.AddBytes(buf)
+		}
+	}
+	return m
+}
+
+func sameCounter(t *testing.T, name string, got, want *skew.Counter) {
+	t.Helper()
+	if got.Total() != want.Total() || got.Exact() != want.Exact() || got.ErrorBound() != want.ErrorBound() {
+		t.Fatalf("%s: total %d exact %v bound %d, want %d %v %d", name, got.Total(), got.Exact(), got.ErrorBound(),
+			want.Total(), want.Exact(), want.ErrorBound())
+	}
+	if g, w := got.Above(1), want.Above(1); !slices.Equal(g, w) {
+		t.Fatalf("%s: %d keys %.5v, want %d %.5v", name, len(g), g, len(w), w)
+	}
+	for _, it := range want.Above(1) {
+		if n, e := got.Count(it.Key); n != it.Count || e != it.Err || got.Estimate(it.Key) != want.Estimate(it.Key) {
+			t.Fatalf("%s: key %q counts %d±%d, want %d±%d", name, it.Key, n, e, it.Count, it.Err)
+		}
+	}
 }

@@ -8,13 +8,18 @@
 // has at most ErrorBound rows; ErrorBound never exceeds Total/SketchCounters. So every key with more than
 // Total/SketchCounters rows is tracked, which is all a heavy-key threshold coarser than that needs.
 //
-// Cost: one map operation per row (exact), plus O(log SketchCounters) once the sketch has taken over. Memory:
-// at most ExactKeys keys, then SketchCounters.
+// A counter of one int64 key (NewIntCounter) counts exactly in an open-addressing table of int64 keys, with no
+// encoding and no allocation per row, and encodes a key only when it reports one (Above, Each) or hands the
+// counting over to the sketch; what it reports is what a byte counter fed the same keys' encodings reports.
+//
+// Cost: one map operation per row (exact; for an int counter, a multiply and a probe of a flat table), plus
+// O(log SketchCounters) once the sketch has taken over. Memory: at most ExactKeys keys, then SketchCounters.
 package skew
 
 import (
 	"container/heap"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -59,19 +64,60 @@ type Item struct {
 	Count, Err int64
 }
 
-// Counter counts the rows of each key of one input. The zero value is not ready: use NewCounter.
+// Counter counts the rows of each key of one input. The zero value is not ready: use NewCounter or
+// NewIntCounter.
 type Counter struct {
-	total  int64
-	exact  map[string]int64 // nil once the sketch has taken over
-	sketch *spaceSaving
+	total int64
+	exact map[string]int64 // a byte counter's exact counts; nil for an int counter and once the sketch took over
+	// ints is an int counter's exact counts, nil once the sketch has taken over; intKeys names its keys.
+	ints    *intCounts
+	intKeys IntKeys
+	buf     []byte // an int counter's encoding of the key being counted by the sketch
+	sketch  *spaceSaving
 	// entered counts the rows of untracked keys since the sketch took over (see Estimate).
 	entered int64
 }
 
-// NewCounter returns an empty counter, counting exactly.
+// NewCounter returns an empty counter of byte keys (AddBytes, Add), counting exactly.
 func NewCounter() *Counter { return &Counter{exact: map[string]int64{}} }
 
-// AddBytes counts one row of the key encoded in key (the bytes are not retained).
+// IntKeys is how an int counter names its int64 keys in what it reports: Encode appends k's encoding to dst,
+// and Decode reverses it, reporting false for a key that encodes no int64. Every report (Item.Key, Each,
+// Count's and Estimate's argument) uses the encoding, so a caller cannot tell an int counter from a byte
+// counter fed Encode's bytes.
+type IntKeys struct {
+	Encode func(dst []byte, k int64) []byte
+	Decode func(key string) (int64, bool)
+}
+
+// NewIntCounter returns an empty counter of int64 keys (AddInt), counting exactly, that names its keys with
+// keys.
+func NewIntCounter(keys IntKeys) *Counter {
+	return &Counter{ints: newIntCounts(), intKeys: keys}
+}
+
+// AddInt counts one row of key k. The counter must come from NewIntCounter.
+func (c *Counter) AddInt(k int64) {
+	c.total++
+	if c.ints != nil {
+		if c.ints.add(k) > ExactKeys {
+			items := make([]Item, 0, c.ints.distinct)
+			c.ints.each(func(k, n int64) {
+				items = append(items, Item{Key: string(c.intKeys.Encode(c.buf[:0], k)), Count: n})
+			})
+			c.ints = nil
+			c.toSketch(items)
+		}
+		return
+	}
+	c.buf = c.intKeys.Encode(c.buf[:0], k)
+	if !c.sketch.add(c.buf) {
+		c.entered++
+	}
+}
+
+// AddBytes counts one row of the key encoded in key (the bytes are not retained). The counter must come from
+// NewCounter.
 func (c *Counter) AddBytes(key []byte) {
 	c.total++
 	if c.exact != nil {
@@ -81,7 +127,12 @@ func (c *Counter) AddBytes(key []byte) {
 		}
 		c.exact[string(key)] = 1
 		if len(c.exact) > ExactKeys {
-			c.toSketch()
+			items := make([]Item, 0, len(c.exact))
+			for k, n := range c.exact {
+				items = append(items, Item{Key: k, Count: n})
+			}
+			c.exact = nil
+			c.toSketch(items)
 		}
 		return
 	}
@@ -93,14 +144,11 @@ func (c *Counter) AddBytes(key []byte) {
 // Add counts one row of key.
 func (c *Counter) Add(key string) { c.AddBytes([]byte(key)) }
 
-// toSketch hands the counting over to a space-saving sketch seeded with the largest exact counts. A dropped
-// key had no more rows than the smallest kept counter, so if it comes back, entering it at that counter plus
-// one still over-estimates it: the sketch's invariant holds from the start.
-func (c *Counter) toSketch() {
-	items := make([]Item, 0, len(c.exact))
-	for k, n := range c.exact {
-		items = append(items, Item{Key: k, Count: n})
-	}
+// toSketch hands the counting over to a space-saving sketch seeded with the largest of the exact counts items
+// (ties by key, so the handover does not depend on how the exact counts were held). A dropped key had no more
+// rows than the smallest kept counter, so if it comes back, entering it at that counter plus one still
+// over-estimates it: the sketch's invariant holds from the start.
+func (c *Counter) toSketch(items []Item) {
 	sortItems(items)
 	items = items[:SketchCounters]
 	s := &spaceSaving{pos: make(map[string]int, SketchCounters)}
@@ -109,19 +157,19 @@ func (c *Counter) toSketch() {
 		s.items = append(s.items, it)
 	}
 	heap.Init(s)
-	c.exact, c.sketch = nil, s
+	c.sketch = s
 }
 
 // Total is the number of rows counted.
 func (c *Counter) Total() int64 { return c.total }
 
 // Exact reports whether every count is exact (the sketch never took over).
-func (c *Counter) Exact() bool { return c.exact != nil }
+func (c *Counter) Exact() bool { return c.sketch == nil }
 
 // ErrorBound is the most rows a key not reported by the counter can have, and the most any count is
 // over-estimated by: 0 while exact.
 func (c *Counter) ErrorBound() int64 {
-	if c.exact != nil || len(c.sketch.items) == 0 {
+	if c.sketch == nil || len(c.sketch.items) == 0 {
 		return 0
 	}
 	return c.sketch.items[0].Count
@@ -129,6 +177,9 @@ func (c *Counter) ErrorBound() int64 {
 
 // Count returns key's measured count: exact, or an upper bound over-estimated by at most err.
 func (c *Counter) Count(key string) (count, err int64) {
+	if c.ints != nil {
+		return c.intCount(key), 0
+	}
 	if c.exact != nil {
 		return c.exact[key], 0
 	}
@@ -143,6 +194,10 @@ func (c *Counter) Count(key string) (count, err int64) {
 // Each calls f with every key the counter holds and its measured count: every distinct key while exact,
 // else the sketch's tracked keys (whose counts are upper bounds). The order is unspecified.
 func (c *Counter) Each(f func(key string, count int64)) {
+	if c.ints != nil {
+		c.ints.each(func(k, n int64) { f(string(c.intKeys.Encode(nil, k)), n) })
+		return
+	}
 	if c.exact != nil {
 		for k, n := range c.exact {
 			f(k, n)
@@ -162,6 +217,9 @@ func (c *Counter) Each(f func(key string, count int64)) {
 // key since (exact when lost keys do not come back, the light tail this is for; too many otherwise, so a
 // lower mean). Cost: one pass over the sketch's counters for an untracked key.
 func (c *Counter) Estimate(key string) float64 {
+	if c.ints != nil {
+		return float64(c.intCount(key))
+	}
 	if c.exact != nil {
 		return float64(c.exact[key])
 	}
@@ -180,7 +238,13 @@ func (c *Counter) Estimate(key string) float64 {
 // Above returns the keys whose measured count is at least min, largest first (ties by key).
 func (c *Counter) Above(min int64) []Item {
 	var out []Item
-	if c.exact != nil {
+	if c.ints != nil {
+		c.ints.each(func(k, n int64) {
+			if n >= min {
+				out = append(out, Item{Key: string(c.intKeys.Encode(nil, k)), Count: n})
+			}
+		})
+	} else if c.exact != nil {
 		for k, n := range c.exact {
 			if n >= min {
 				out = append(out, Item{Key: k, Count: n})
@@ -195,6 +259,15 @@ func (c *Counter) Above(min int64) []Item {
 	}
 	sortItems(out)
 	return out
+}
+
+// intCount is an int counter's exact count of the encoded key: 0 for a key that encodes no int64.
+func (c *Counter) intCount(key string) int64 {
+	k, ok := c.intKeys.Decode(key)
+	if !ok {
+		return 0
+	}
+	return c.ints.count(k)
 }
 
 func sortItems(items []Item) {
@@ -250,4 +323,86 @@ func (s *spaceSaving) add(key []byte) (tracked bool) {
 	s.pos[k] = 0
 	heap.Fix(s, 0)
 	return false
+}
+
+// intCounts counts int64 keys exactly in an open-addressing table with linear probing: a slot holds a key
+// and its rows side by side (one cache line for a probe), and 0 rows marks an empty slot. The table doubles
+// when half full, so a probe visits about two slots; a key's home slot is the top bits of a Fibonacci hash,
+// which spreads sequential keys and keys that differ only in their high bits alike. Memory: 16 bytes a slot,
+// at most 4 slots a distinct key.
+type intCounts struct {
+	slots    []intSlot
+	shift    uint // 64 - log2(len(slots))
+	distinct int
+}
+
+type intSlot struct{ key, rows int64 }
+
+// intCountsSlots is the table's first size: 4 KiB, small next to the batch that fills it.
+const intCountsSlots = 256
+
+func newIntCounts() *intCounts {
+	return &intCounts{slots: make([]intSlot, intCountsSlots), shift: uint(64 - bits.TrailingZeros(intCountsSlots))}
+}
+
+func (t *intCounts) home(k int64) int {
+	return int((uint64(k) * 0x9e3779b97f4a7c15) >> t.shift)
+}
+
+// add counts one row of k and returns the number of distinct keys.
+func (t *intCounts) add(k int64) int {
+	slots := t.slots
+	mask := len(slots) - 1
+	for i := t.home(k); ; i = (i + 1) & mask {
+		s := &slots[i]
+		if s.rows == 0 {
+			s.key, s.rows = k, 1
+			t.distinct++
+			if 2*t.distinct > len(slots) {
+				t.grow()
+			}
+			return t.distinct
+		}
+		if s.key == k {
+			s.rows++
+			return t.distinct
+		}
+	}
+}
+
+func (t *intCounts) grow() {
+	old := t.slots
+	slots := make([]intSlot, 2*len(old))
+	t.slots = slots
+	t.shift--
+	mask := len(slots) - 1
+	for _, s := range old {
+		if s.rows == 0 {
+			continue
+		}
+		i := t.home(s.key)
+		for slots[i].rows != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = s
+	}
+}
+
+func (t *intCounts) count(k int64) int64 {
+	slots := t.slots
+	mask := len(slots) - 1
+	for i := t.home(k); slots[i].rows != 0; i = (i + 1) & mask {
+		if slots[i].key == k {
+			return slots[i].rows
+		}
+	}
+	return 0
+}
+
+func (t *intCounts) each(f func(k, n int64)) {
+	for _, s := range t.slots {
+		if s.rows != 0 {
+			f(s.key, s.rows)
+		}
+	}
 }
