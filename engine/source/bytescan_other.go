@@ -10,7 +10,6 @@ import (
 // The byte searches of a scan (see bytescan_wasm.go for why they are functions): here the runtime's, which
 // are vectorised.
 
-func equalBytes(a, b []byte) bool          { return bytes.Equal(a, b) }
 func indexByte(b []byte, c byte) int       { return bytes.IndexByte(b, c) }
 func indexByteString(s string, c byte) int { return strings.IndexByte(s, c) }
 func countByte(b []byte, c byte) int       { return bytes.Count(b, []byte{c}) }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/joinlab/joinlab/engine/keymap"
 )
 
 // TestByteScansMatchTheRuntime holds the scan's byte searches to the standard library's on random bytes, each
@@ -38,11 +40,11 @@ func TestByteScansMatchTheRuntime(t *testing.T) {
 		if n > 0 && rng.IntN(2) == 0 {
 			other[rng.IntN(n)] ^= 1 << rng.IntN(8)
 		}
-		if got, want := equalBytes(b, other), bytes.Equal(b, other); got != want {
-			t.Fatalf("equalBytes(%q, %q) = %v, want %v", b, other, got, want)
+		if got, want := keymap.SameBytes(string(b), string(other)), bytes.Equal(b, other); got != want {
+			t.Fatalf("SameBytes(%q, %q) = %v, want %v", b, other, got, want)
 		}
-		if n > 0 && equalBytes(b, other[:n-1]) {
-			t.Fatalf("equalBytes(%q, %q) = true", b, other[:n-1])
+		if n > 0 && keymap.SameBytes(string(b), string(other[:n-1])) {
+			t.Fatalf("SameBytes(%q, %q) = true", b, other[:n-1])
 		}
 		prefix := []string{"kept"}
 		keep := rng.IntN(6)

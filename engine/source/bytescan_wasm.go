@@ -51,29 +51,6 @@ func indexByte(b []byte, c byte) int {
 	return -1
 }
 
-// equalBytes is bytes.Equal, eight bytes a load, the last word overlapping the one before it.
-func equalBytes(a, b []byte) bool {
-	n := len(a)
-	if n != len(b) {
-		return false
-	}
-	if n < 8 {
-		for i := range n {
-			if a[i] != b[i] {
-				return false
-			}
-		}
-		return true
-	}
-	pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
-	for i := 0; i+8 <= n; i += 8 {
-		if load(pa, i) != load(pb, i) {
-			return false
-		}
-	}
-	return load(pa, n-8) == load(pb, n-8)
-}
-
 // indexByteString is strings.IndexByte.
 func indexByteString(s string, c byte) int {
 	return indexByte(unsafe.Slice(unsafe.StringData(s), len(s)), c)

@@ -3,6 +3,7 @@ package source
 import (
 	"unsafe"
 
+	"github.com/joinlab/joinlab/engine/keymap"
 	"github.com/tidwall/gjson"
 )
 
@@ -137,7 +138,7 @@ type keyCache struct {
 // id returns the id of the key at member position pos, calling lookup only when the previous line that reached
 // pos had another key there.
 func (c *keyCache) id(pos int, key []byte, lookup func() int) int {
-	if pos < len(c.keys) && equalBytes(c.keys[pos], key) {
+	if pos < len(c.keys) && keymap.SameBytes(view(c.keys[pos]), view(key)) { // eight bytes a load under js/wasm
 		return c.ids[pos]
 	}
 	id := lookup()
