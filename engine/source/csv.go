@@ -258,9 +258,11 @@ func readTypedCSV(r *csvRecords, ch chunk, fields int, how csvRead, p csvPart) (
 		}
 		for _, c := range only {
 			f, v := rec[c], p.cols[c]
-			if x, ok := shortDigits(f); ok && v.Type == column.Long {
-				v.AppendInt(x) // most fields of a long column, read here without a call per field
-				continue
+			if v.Type == column.Long {
+				if x, ok := shortDigits(f); ok {
+					v.AppendInt(x) // most fields of a long column, read here without a call per field
+					continue
+				}
 			}
 			if t := how.types[c]; !how.view && (t == column.String || t == column.Dynamic) {
 				f = strings.Clone(f)
