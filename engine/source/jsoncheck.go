@@ -9,152 +9,207 @@ import (
 )
 
 // checkJSON validates data as one JSON value with optional whitespace around it, exactly as gjson.ValidBytes
-// does (the same grammar, walked the same way), and in the same walk finds the first number beyond the range
-// of a real, as firstOutOfRange would: one pass over a line where the two took one each. big is that number's
-// text, "" when there is none; it means nothing when ok is false.
+// does (the same grammar), and in the same walk finds the first number beyond the range of a real, as
+// firstOutOfRange would: one pass over a line where the two took one each. big is that number's text, "" when
+// there is none; it means nothing when ok is false.
 func checkJSON(data []byte) (ok bool, big string) {
-	c := jsonChecker{data: data}
-	return c.payload(), c.big
+	i := skipSpace(data, 0)
+	if i == len(data) {
+		return false, ""
+	}
+	i, ok = checkValue(data, i, &big)
+	return ok && skipSpace(data, i) == len(data), big
 }
 
-// jsonChecker walks one document; each method takes the offset to start at and returns the offset after what
-// it read, and whether that was valid.
-type jsonChecker struct {
-	data []byte
-	big  string
-	// escaped is set by str when the string it read holds a backslash, so a caller that needs the string
-	// unescaped knows without looking again; str never clears it.
-	escaped bool
-}
+// spaceByte marks JSON's whitespace. skipSpace tests a byte above the space first, so that a byte that is not
+// whitespace (nearly all of them) costs one comparison.
+var spaceByte = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
-func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
-
-// skip returns the offset of the first byte at or after i that is not whitespace.
-func (c *jsonChecker) skip(i int) int {
-	for i < len(c.data) && isSpace(c.data[i]) {
+// skipSpace returns the offset of the first byte at or after i that is not whitespace.
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && d[i] <= ' ' && spaceByte[d[i]] {
 		i++
 	}
 	return i
 }
 
-func (c *jsonChecker) payload() bool {
-	i := c.skip(0)
-	if i == len(c.data) {
-		return false
-	}
-	i, ok := c.value(i)
-	return ok && c.skip(i) == len(c.data)
-}
+// The states of checkValue's walk: a value is due, an object's key is due, or a value has ended.
+const (
+	wantValue = iota
+	wantKey
+	ended
+)
 
-func (c *jsonChecker) value(i int) (int, bool) {
-	i = c.skip(i)
-	if i == len(c.data) {
-		return i, false
-	}
-	switch b := c.data[i]; {
-	case b == '{':
-		return c.object(i + 1)
-	case b == '[':
-		return c.array(i + 1)
-	case b == '"':
-		return c.str(i + 1)
-	case b == '-' || isDigit(b):
-		return c.number(i)
-	case b == 't':
-		return c.word(i+1, "rue")
-	case b == 'f':
-		return c.word(i+1, "alse")
-	case b == 'n':
-		return c.word(i+1, "ull")
-	}
-	return i, false
-}
-
-func (c *jsonChecker) word(i int, rest string) (int, bool) {
-	if i+len(rest) <= len(c.data) && string(c.data[i:i+len(rest)]) == rest {
-		return i + len(rest), true
-	}
-	return i, false
-}
-
-// object reads the members after an opening brace, and the closing one.
-func (c *jsonChecker) object(i int) (int, bool) {
-	i = c.skip(i)
-	if i < len(c.data) && c.data[i] == '}' {
-		return i + 1, true
-	}
+// checkValue validates the JSON value that starts at d[i] (not whitespace) and returns the offset after it. It
+// keeps in *big the first number beyond the range of a real, when *big is still "".
+//
+// The walk is one loop over the text with the open objects and arrays on a stack of their own, not a call per
+// value: under js/wasm a call costs more than the few comparisons of a typical member, and JSON-lines scans
+// check every line they read once. Strings, numbers and literals are read inline; only a string's plain run
+// (plainRun) and a number out of range are calls.
+func checkValue(d []byte, i int, big *string) (int, bool) {
+	var buf [32]bool
+	open := buf[:0] // per open container, innermost last: true for an object, false for an array
+	state := wantValue
 	for {
-		if i == len(c.data) || c.data[i] != '"' {
-			return i, false
-		}
-		var ok bool
-		if i, ok = c.str(i + 1); !ok {
-			return i, false
-		}
-		if i = c.skip(i); i == len(c.data) || c.data[i] != ':' {
-			return i, false
-		}
-		if i, ok = c.value(i + 1); !ok {
-			return i, false
-		}
-		if i = c.skip(i); i == len(c.data) {
-			return i, false
-		}
-		switch c.data[i] {
-		case '}':
-			return i + 1, true
-		case ',':
-			i = c.skip(i + 1)
-		default:
-			return i, false
+		switch state {
+		case wantKey:
+			i = skipSpace(d, i)
+			if i == len(d) || d[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, _, ok = checkString(d, i+1); !ok {
+				return i, false
+			}
+			if i = skipSpace(d, i); i == len(d) || d[i] != ':' {
+				return i, false
+			}
+			i = skipSpace(d, i+1)
+			state = wantValue
+		case wantValue:
+			if i == len(d) {
+				return i, false
+			}
+			switch b := d[i]; {
+			case b == '"':
+				var ok bool
+				if i, _, ok = checkString(d, i+1); !ok {
+					return i, false
+				}
+				state = ended
+			case b == '-' || isDigit(b):
+				start, exp := i, false
+				if b == '-' {
+					i++
+					if i == len(d) || !isDigit(d[i]) {
+						return i, false
+					}
+				}
+				if d[i] == '0' {
+					i++
+				} else {
+					for i < len(d) && isDigit(d[i]) {
+						i++
+					}
+				}
+				if i < len(d) && d[i] == '.' {
+					i++
+					if i == len(d) || !isDigit(d[i]) {
+						return i, false
+					}
+					for i < len(d) && isDigit(d[i]) {
+						i++
+					}
+				}
+				if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+					exp = true
+					i++
+					if i < len(d) && (d[i] == '+' || d[i] == '-') {
+						i++
+					}
+					if i == len(d) || !isDigit(d[i]) {
+						return i, false
+					}
+					for i < len(d) && isDigit(d[i]) {
+						i++
+					}
+				}
+				// Without an exponent a number's magnitude is at most its length, so only a long one needs
+				// measuring.
+				if *big == "" && (exp || i-start >= maxFiniteMagnitude) {
+					*big = outOfRange(d[start:i])
+				}
+				state = ended
+			case b == '{':
+				if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
+					i++
+					state = ended
+					break
+				}
+				open = append(open, true)
+				state = wantKey
+			case b == '[':
+				if i = skipSpace(d, i+1); i < len(d) && d[i] == ']' {
+					i++
+					state = ended
+					break
+				}
+				open = append(open, false)
+			case b == 't' || b == 'f' || b == 'n':
+				word := "null"
+				switch b {
+				case 't':
+					word = "true"
+				case 'f':
+					word = "false"
+				}
+				if len(d)-i < len(word) || string(d[i:i+len(word)]) != word {
+					return i, false
+				}
+				i += len(word)
+				state = ended
+			default:
+				return i, false
+			}
+		default: // ended
+			top := len(open) - 1
+			if top < 0 {
+				return i, true
+			}
+			if i = skipSpace(d, i); i == len(d) {
+				return i, false
+			}
+			switch d[i] {
+			case ',':
+				i = skipSpace(d, i+1)
+				state = wantValue
+				if open[top] {
+					state = wantKey
+				}
+			case '}', ']':
+				if open[top] != (d[i] == '}') {
+					return i, false
+				}
+				open = open[:top]
+				i++
+			default:
+				return i, false
+			}
 		}
 	}
 }
 
-// array reads the elements after an opening bracket, and the closing one.
-func (c *jsonChecker) array(i int) (int, bool) {
-	i = c.skip(i)
-	if i < len(c.data) && c.data[i] == ']' {
-		return i + 1, true
+// outOfRange returns num's text when it is beyond the range of a real, else "".
+func outOfRange(num []byte) string {
+	if magnitude(num) < maxFiniteMagnitude {
+		return ""
 	}
-	for {
-		var ok bool
-		if i, ok = c.value(i); !ok {
-			return i, false
-		}
-		if i = c.skip(i); i == len(c.data) {
-			return i, false
-		}
-		switch c.data[i] {
-		case ']':
-			return i + 1, true
-		case ',':
-			i++
-		default:
-			return i, false
-		}
+	if _, err := strconv.ParseFloat(string(num), 64); err != nil {
+		return string(num)
 	}
+	return ""
 }
 
-// str reads a string's contents after its opening quote, and the closing one: no control characters, and
-// only JSON's escapes. The bytes that need a look (strStop) are skipped a table lookup each.
-func (c *jsonChecker) str(i int) (int, bool) {
-	d := c.data
+// checkString reads a string's contents after its opening quote, and the closing one: no control characters,
+// and only JSON's escapes. It returns the offset after the closing quote and whether the contents hold a
+// backslash, so a caller that needs the string unescaped knows without looking again.
+func checkString(d []byte, i int) (end int, escaped, ok bool) {
 	for {
 		i = plainRun(d, i)
 		for i < len(d) && !strStop[d[i]] {
 			i++
 		}
 		if i == len(d) || d[i] < ' ' {
-			return i, false
+			return i, escaped, false
 		}
 		if d[i] == '"' {
-			return i + 1, true
+			return i + 1, escaped, true
 		}
-		c.escaped = true
+		escaped = true
 		i++ // past the backslash
 		if i == len(d) {
-			return i, false
+			return i, escaped, false
 		}
 		switch d[i] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -162,11 +217,11 @@ func (c *jsonChecker) str(i int) (int, bool) {
 			for range 4 {
 				i++
 				if i >= len(d) || !isHex(d[i]) {
-					return i, false
+					return i, escaped, false
 				}
 			}
 		default:
-			return i, false
+			return i, escaped, false
 		}
 		i++
 	}
@@ -207,104 +262,54 @@ var strStop = func() (t [256]bool) {
 
 func isHex(b byte) bool { return isDigit(b) || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F') }
 
-// number reads a number (a sign, integer digits with no leading zero, a fraction, an exponent) and keeps it
-// in big if it is the first beyond the range of a real.
-func (c *jsonChecker) number(start int) (int, bool) {
-	d, i := c.data, start
-	if d[i] == '-' {
-		i++
-		if i == len(d) || !isDigit(d[i]) {
-			return i, false
-		}
-	}
-	if d[i] == '0' {
-		i++
-	} else {
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i == len(d) || !isDigit(d[i]) {
-			return i, false
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	exp := i < len(d) && (d[i] == 'e' || d[i] == 'E')
-	if exp {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i == len(d) || !isDigit(d[i]) {
-			return i, false
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	// Without an exponent a number's magnitude is at most its length, so only a long one needs measuring.
-	if c.big == "" && (exp || i-start >= maxFiniteMagnitude) && magnitude(d[start:i]) >= maxFiniteMagnitude {
-		if _, err := strconv.ParseFloat(string(d[start:i]), 64); err != nil {
-			c.big = string(d[start:i])
-		}
-	}
-	return i, true
-}
-
 // checkMembers is checkJSON for a line that must hold one JSON object, walking it once for both jobs: it calls
 // fn with each top-level member, as eachMember does (the key unescaped, the value's raw text), until fn returns
 // false, and validates the whole line all the same. ok is false for a line that is not valid JSON or not an
 // object; fn may then have seen the members before the fault.
 func checkMembers(line []byte, fn func(key, val []byte) bool) (ok bool, big string) {
-	c := jsonChecker{data: line}
 	d := line
-	i := c.skip(0)
+	i := skipSpace(d, 0)
 	if i == len(d) || d[i] != '{' {
 		return false, ""
 	}
 	calling := true
-	i = c.skip(i + 1)
+	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
-		return c.skip(i+1) == len(d), c.big
+		return skipSpace(d, i+1) == len(d), big
 	}
 	for {
 		if i == len(d) || d[i] != '"' {
-			return false, c.big
+			return false, big
 		}
-		c.escaped = false
-		end, ok := c.str(i + 1)
+		end, escaped, ok := checkString(d, i+1)
 		if !ok {
-			return false, c.big
+			return false, big
 		}
 		key := d[i+1 : end-1]
-		if calling && c.escaped {
+		if calling && escaped {
 			key = []byte(gjson.ParseBytes(d[i:end]).Str)
 		}
-		if i = c.skip(end); i == len(d) || d[i] != ':' {
-			return false, c.big
+		if i = skipSpace(d, end); i == len(d) || d[i] != ':' {
+			return false, big
 		}
-		vs := c.skip(i + 1)
-		ve, ok := c.value(vs)
+		vs := skipSpace(d, i+1)
+		ve, ok := checkValue(d, vs, &big)
 		if !ok {
-			return false, c.big
+			return false, big
 		}
 		if calling {
 			calling = fn(key, d[vs:ve])
 		}
-		if i = c.skip(ve); i == len(d) {
-			return false, c.big
+		if i = skipSpace(d, ve); i == len(d) {
+			return false, big
 		}
 		switch d[i] {
 		case '}':
-			return c.skip(i+1) == len(d), c.big
+			return skipSpace(d, i+1) == len(d), big
 		case ',':
-			i = c.skip(i + 1)
+			i = skipSpace(d, i+1)
 		default:
-			return false, c.big
+			return false, big
 		}
 	}
 }

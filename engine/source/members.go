@@ -89,13 +89,6 @@ func valueEnd(doc []byte, i int) int {
 	return k
 }
 
-func skipSpace(doc []byte, i int) int {
-	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\r' || doc[i] == '\n') {
-		i++
-	}
-	return i
-}
-
 // kindOfRaw is kindOf for a value's raw text, parsing only a string that holds escapes.
 func kindOfRaw(val []byte) kinds {
 	switch val[0] {
