@@ -80,16 +80,16 @@ func parseJSONLLines(ch chunk, keep bool) (jsonlPart, error) {
 		}
 		pos := 0
 		visit := func(k, v []byte) bool {
-			i := cache.id(pos, k, func() int {
-				i, ok := seen[string(k)]
-				if !ok {
+			i, ok := cache.hit(pos, k)
+			if !ok {
+				if i, ok = seen[string(k)]; !ok {
 					i = len(p.order)
 					seen[string(k)] = i
 					p.order = append(p.order, string(k))
 					p.saw = append(p.saw, 0)
 				}
-				return i
-			})
+				cache.put(pos, k, i)
+			}
 			pos++
 			// A key whose values already made it a string only widens further on a nested value (to
 			// dynamic), and a dynamic one never: the text of its strings need not be classed again.
@@ -388,12 +388,11 @@ func (t *pathTyper) line(line []byte) {
 	clear(t.seen)
 	pos := 0
 	eachMember(line, func(key, val []byte) bool {
-		e := t.cache.id(pos, key, func() int {
-			if e, ok := t.plan.keys[string(key)]; ok {
-				return e
-			}
-			return -1
-		})
+		e, ok := t.cache.hit(pos, key)
+		if !ok {
+			e = t.plan.entry(key)
+			t.cache.put(pos, key, e)
+		}
 		pos++
 		if e >= 0 && !t.seen[e] {
 			t.seen[e] = true
@@ -441,6 +440,14 @@ func (s *JSONL) Scan(_ context.Context, cols []column.Field) Iterator {
 type scanPlan struct {
 	keys  map[string]int // a read key's entry in reads
 	reads [][]memberRead
+}
+
+// entry is key's entry in reads, or -1 for a key the scan does not read.
+func (p *scanPlan) entry(key []byte) int {
+	if e, ok := p.keys[string(key)]; ok {
+		return e
+	}
+	return -1
 }
 
 type memberRead struct {
@@ -512,12 +519,11 @@ func jsonlBatch(lines [][]byte, cols []column.Field, plan *scanPlan, check *scan
 	for r, line := range lines {
 		pos, left := 0, len(plan.reads)
 		visit := func(key, val []byte) bool {
-			e := cache.id(pos, key, func() int {
-				if e, ok := plan.keys[string(key)]; ok {
-					return e
-				}
-				return -1
-			})
+			e, ok := cache.hit(pos, key)
+			if !ok {
+				e = plan.entry(key)
+				cache.put(pos, key, e)
+			}
 			pos++
 			if e < 0 {
 				if check != nil && check.all {

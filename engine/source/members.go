@@ -128,16 +128,20 @@ type keyCache struct {
 	ids  []int
 }
 
-// id returns the id of the key at member position pos, calling lookup only when the previous line that reached
-// pos had another key there.
-func (c *keyCache) id(pos int, key []byte, lookup func() int) int {
+// hit returns the id of the key at member position pos when the previous line that reached pos had the same
+// key there. It is small enough to be inlined into a scan's per-member loop: under js/wasm a call, and a
+// closure made for a miss that rarely happens, cost more than the compare.
+func (c *keyCache) hit(pos int, key []byte) (int, bool) {
 	if pos < len(c.keys) && keymap.SameBytes(view(c.keys[pos]), view(key)) { // eight bytes a load under js/wasm
-		return c.ids[pos]
+		return c.ids[pos], true
 	}
-	id := lookup()
+	return 0, false
+}
+
+// put records id as the id of the key at member position pos, after a miss.
+func (c *keyCache) put(pos int, key []byte, id int) {
 	for len(c.keys) <= pos {
 		c.keys, c.ids = append(c.keys, nil), append(c.ids, 0)
 	}
 	c.keys[pos], c.ids[pos] = append(c.keys[pos][:0], key...), id
-	return id
 }
