@@ -245,6 +245,16 @@ func (h *Hash) sortWindow(rows int) {
 		nulls := keys[0].HasNulls() || len(keys) > 1
 		skip := w.skips[i]
 		ints, strs := keys[0].Ints, w.strs[i] // read only at rows with a key
+		// Every row has a key: no test per row.
+		if isInt && !nulls && skip == nil {
+			for r, k := range ints[:len(part)] {
+				p := keymap.IntHash(k) >> shift
+				part[r] = uint16(p)
+				counts[p]++
+			}
+			keyed += len(part)
+			continue
+		}
 		for r := range part {
 			if skip != nil && skip[r] {
 				part[r] = unselectedPartition
@@ -281,6 +291,17 @@ func (h *Hash) sortWindow(rows int) {
 		base := w.starts[i]
 		part := w.part[base : base+b.N]
 		ints, strs := w.keys[i][0].Ints, w.strs[i]
+		// As above, every row has a key.
+		if isInt && !w.keys[i][0].HasNulls() && len(w.keys[i]) == 1 && w.skips[i] == nil {
+			ints = ints[:len(part)]
+			for r, p := range part {
+				at := counts[p]
+				counts[p]++
+				order[at] = int32(base + r)
+				ikeys[at] = ints[r]
+			}
+			continue
+		}
 		for r, p := range part {
 			switch p {
 			case noPartition:
