@@ -264,22 +264,8 @@ func (h *Hash) index() error {
 		h.matched = make([]bool, n)
 	}
 	// Unique builds keep the first row of a key, so they go forwards; chains are built backwards (see hashtable.go).
-	order := func(yield func(int) bool) {
-		if h.unique && h.buildLeft {
-			for i := 0; i < n; i++ {
-				if !yield(i) {
-					return
-				}
-			}
-			return
-		}
-		for i := n - 1; i >= 0; i-- {
-			if !yield(i) {
-				return
-			}
-		}
-	}
 	unique := h.unique && h.buildLeft
+	first, end, step := insertOrder(n, unique)
 	if intKeyed(h.spec.KeyTypes) {
 		size := keymap.IntsBytes(n)
 		if err := h.budget.Grow("the hash table", size); err != nil {
@@ -289,9 +275,7 @@ func (h *Hash) index() error {
 		h.ints = keymap.NewInts(n)
 		k := keys[0]
 		if bits := h.partitionBits(size, h.ints.Shift()); bits > 0 {
-			shift := 64 - bits
-			part := func(i int) uint64 { return keymap.IntHash(k.Ints[i]) >> shift }
-			if rows, ikeys, ok := h.buildOrder(keys, order, bits, part, true); ok {
+			if rows, ikeys, ok := h.buildOrder(keys, unique, bits, true); ok {
 				for j, r := range rows {
 					h.next[r] = chainNext(h.ints.Push(ikeys[j], r, unique))
 				}
@@ -299,7 +283,7 @@ func (h *Hash) index() error {
 				return nil
 			}
 		}
-		for i := range order {
+		for i := first; i != end; i += step {
 			if k.IsNull(i) {
 				h.next[i] = -1
 				continue
@@ -317,9 +301,7 @@ func (h *Hash) index() error {
 	if singleStringKey(keys) {
 		k := keys[0]
 		if bits := h.partitionBits(size, h.strs.Shift()); bits > 0 {
-			shift := 64 - bits
-			part := func(i int) uint64 { return keymap.StrHome(k.Strs[i]) >> shift }
-			if rows, _, ok := h.buildOrder(keys, order, bits, part, false); ok {
+			if rows, _, ok := h.buildOrder(keys, unique, bits, false); ok {
 				for _, r := range rows {
 					h.next[r] = chainNext(h.strs.Push(k.Strs[r], r, unique))
 				}
@@ -327,7 +309,7 @@ func (h *Hash) index() error {
 				return nil
 			}
 		}
-		for i := range order {
+		for i := first; i != end; i += step {
 			if k.IsNull(i) {
 				h.next[i] = -1
 				continue
@@ -340,7 +322,7 @@ func (h *Hash) index() error {
 	var buf []byte
 	var strs []string
 	lo, hi := -1, -1 // the chunk of rows whose keys strs holds
-	for i := range order {
+	for i := first; i != end; i += step {
 		if i < lo || i >= hi {
 			lo, hi = i, i+1
 			if unique && h.buildLeft {
