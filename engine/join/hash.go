@@ -674,6 +674,24 @@ func (h *Hash) joinRows(pidx, bidx []int32) (_, _ []int32, full bool) {
 			k := len(pidx)
 			pi, bi := pidx[:cap(pidx)], bidx[:cap(bidx)]
 			bi = bi[:len(pi)]
+			// Four rows a turn while all four heads are single rows or misses: under js/wasm each turn of a
+			// loop is a dispatch on the function's blocks (see column.gatherInts), dearer than the pair itself.
+			for lim := min(maxOut, len(pi)); prow+4 <= n && k+4 <= lim; prow += 4 {
+				hs := heads[prow : prow+4 : prow+4]
+				h0, h1, h2, h3 := hs[0], hs[1], hs[2], hs[3]
+				if max(h0, h1, h2, h3) >= chainMore {
+					break
+				}
+				p := int32(prow)
+				pi[k], bi[k] = p, h0
+				k += int(uint32(^h0)>>31 | uint32(b2u(h0 == noMatch)&keepMiss))
+				pi[k], bi[k] = p+1, h1
+				k += int(uint32(^h1)>>31 | uint32(b2u(h1 == noMatch)&keepMiss))
+				pi[k], bi[k] = p+2, h2
+				k += int(uint32(^h2)>>31 | uint32(b2u(h2 == noMatch)&keepMiss))
+				pi[k], bi[k] = p+3, h3
+				k += int(uint32(^h3)>>31 | uint32(b2u(h3 == noMatch)&keepMiss))
+			}
 			for ; prow < n && k < maxOut && k < len(pi); prow++ {
 				head := heads[prow]
 				if head >= chainMore {
