@@ -226,9 +226,9 @@ type filesFigure struct {
 	// SplitMedianMs is DuckDB's load then join (LoadMedianMs, JoinMedianMs), beside its one query (MedianMs).
 	SplitMedianMs float64 `json:"split_median_ms,omitempty"`
 	// Reader is "insertJSONFromPath" when DuckDB read JSON lines with its built-in reader: then MedianMs is load
-	// + join (there is no one query), the load includes WrapMs, turning the lines into a row array, and
-	// RegisterMs, handing that array to DuckDB's worker, is left out of every figure, as the CSV files'
-	// registration is.
+	// + join (there is no one query), the load includes WrapMs, turning a copy of the lines into a row array,
+	// and RegisterMs, making that copy and handing it to DuckDB's worker, is left out of every figure, as the
+	// CSV files' copy and registration are.
 	Reader           string    `json:"reader,omitempty"`
 	WrapMs           []float64 `json:"wrap_ms,omitempty"`
 	RegisterMs       []float64 `json:"register_ms,omitempty"`
@@ -342,9 +342,9 @@ func writeFilesResults(users int, page *filesPage, native map[string]string) err
 	if reader {
 		md.WriteString("\n² No json extension here (DuckDB-WASM fetches it at run time), so DuckDB read JSON lines " +
 			"with its built-in reader, insertJSONFromPath, which takes one JSON array of rows: its load is the page " +
-			"turning each file's lines into that array (wrap: brackets around, newlines to commas, in JS) and the " +
-			"reader making a table of it; handing the array to DuckDB's worker (register) is left out, as the CSV " +
-			"files' registration is.\n")
+			"turning a copy of each file's lines into that array (wrap: brackets around, newlines to commas, in JS) " +
+			"and the reader making a table of it; making the copy and handing it to DuckDB's worker (register) is " +
+			"left out, as the CSV files' copy and registration are.\n")
 	}
 	for _, f := range failed {
 		fmt.Fprintf(&md, "\nerror: %s\n", f)
