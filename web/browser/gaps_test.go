@@ -427,13 +427,14 @@ func TestProgressBarDuringLongRun(t *testing.T) {
 	// The page folds the share of input rows read after every batch it applies (ui.ProgressFold: what the
 	// bar draws, before its cap at 1), and the results carry the fold; a bar sampled on a timer would show only
 	// the batches a render happened to land on. The engine posts a batch at least every 2,000 output rows
-	// while it streams them (the first 200,000), each with the scans' events so far, so the share rises
-	// batch by batch however fast the machine is. It need not end at 1: past its first 50,000 trace events a
-	// run's events are counted, not sent (web/runner, maxEventsPerRun), the scans' last ones among them.
+	// while it streams them (the first 200,000), each with the scans' events since the last (a batch it posts
+	// on its clock, during a scan, follows a scan's event too), so the share rises with nearly every batch
+	// however fast the machine is (with 178, 185 and 194 of 210–212 here): a bar stuck or moving only at the
+	// start rises with a few. The fold need not reach 1 (0.97–0.98 here), and is not asked to.
 	fold := progressFold(p, `.results`)
 	checkProgress(t, "the run", fold, 3)
-	if fold.Rises < 2 {
-		t.Errorf("the run's progress rose %d times over %d batches: want it to move", fold.Rises, fold.Reports)
+	if fold.Rises < 2 || fold.Rises < fold.Reports/2 {
+		t.Errorf("the run's progress rose with %d of %d batches: want it to move with half of them at least", fold.Rises, fold.Reports)
 	}
 	if evaluate[bool](p, `document.querySelector("#progress") !== null`) {
 		t.Error("the progress bar is still shown after the run")
