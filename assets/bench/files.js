@@ -60,29 +60,33 @@ function jsonRows(rows) {
 async function jsonRowsRun(duck, q, bytes) {
   let wrap = 0, register = 0, insert = 0;
   const names = [];
-  for (const [file, table] of [[q.Users, 'jl_users'], [q.Events, 'jl_events']]) {
-    const t0 = performance.now();
-    const rows = linesCopy(bytes[file]);
-    const t1 = performance.now();
-    jsonRows(rows);
-    const t2 = performance.now();
-    const name = `${file}.rows.json`;
-    await duck.db.registerFileBuffer(name, rows);
-    names.push(name);
-    const t3 = performance.now();
-    await duck.conn.insertJSONFromPath(name, { name: table });
-    const t4 = performance.now();
-    wrap += t2 - t1;
-    register += (t1 - t0) + (t3 - t2);
-    insert += t4 - t3;
+  try {
+    for (const [file, table] of [[q.Users, 'jl_users'], [q.Events, 'jl_events']]) {
+      const t0 = performance.now();
+      const rows = linesCopy(bytes[file]);
+      const t1 = performance.now();
+      jsonRows(rows);
+      const t2 = performance.now();
+      const name = `${file}.rows.json`;
+      names.push(name);
+      await duck.db.registerFileBuffer(name, rows);
+      const t3 = performance.now();
+      await duck.conn.insertJSONFromPath(name, { name: table });
+      const t4 = performance.now();
+      wrap += t2 - t1;
+      register += (t1 - t0) + (t3 - t2);
+      insert += t4 - t3;
+    }
+    const t5 = performance.now();
+    const digest = digestOf(await duck.conn.query(q.JSONTablesSQL));
+    const join = performance.now() - t5;
+    return { digest, ms: wrap + insert + join, load_ms: wrap + insert, join_ms: join, wrap_ms: wrap, register_ms: register };
+  } finally {
+    // Also after a failure, so that the next query starts from no tables and no registered arrays.
+    await duck.conn.query('DROP TABLE IF EXISTS jl_users');
+    await duck.conn.query('DROP TABLE IF EXISTS jl_events');
+    for (const name of names) await duck.db.dropFile(name);
   }
-  const t4 = performance.now();
-  const digest = digestOf(await duck.conn.query(q.JSONTablesSQL));
-  const join = performance.now() - t4;
-  await duck.conn.query('DROP TABLE IF EXISTS jl_users');
-  await duck.conn.query('DROP TABLE IF EXISTS jl_events');
-  for (const name of names) await duck.db.dropFile(name);
-  return { digest, ms: wrap + insert + join, load_ms: wrap + insert, join_ms: join, wrap_ms: wrap, register_ms: register };
 }
 
 function status(msg) {
