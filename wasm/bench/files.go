@@ -28,7 +28,17 @@ type FileQuery struct {
 	// over those tables. Together they time DuckDB's load and join apart, as joinlab's are.
 	LoadSQL   []string
 	TablesSQL string
+	// JSONTablesSQL, for a JSON-lines query, is TablesSQL over the tables jl_users and jl_events that
+	// DuckDB-WASM's built-in JSON reader makes of the files turned into row arrays (insertJSONFromPath, which
+	// needs no extension; files.js). That reader types every number inside a nested object as DOUBLE (a
+	// struct's fields are typed from sampled values, where any number is a double), so the nested query's sums
+	// come back as whole DOUBLEs, printed "12.0"; the digest casts them to BIGINT, exact below 2⁵³, as joinlab
+	// prints its longs.
+	JSONTablesSQL string
 }
+
+// jsonDigest is the digest's select over a query when DuckDB's sums may be whole DOUBLEs.
+const jsonDigest = `SELECT n::BIGINT::VARCHAR, s1::BIGINT::VARCHAR, s2::BIGINT::VARCHAR FROM (`
 
 // fileRead is a DuckDB table function call over a registered file in a file query's SQL: read_csv('users.csv').
 var fileRead = regexp.MustCompile(`read_\w+\('(users|events)\.\w+'\)`)
@@ -38,9 +48,13 @@ func FileQueries() []FileQuery {
 	var out []FileQuery
 	for _, q := range filebench.Queries {
 		u, e := "users."+q.Format, "events."+q.Format
-		sql := `SELECT n::VARCHAR, s1::VARCHAR, s2::VARCHAR FROM (` + fmt.Sprintf(q.SQL, u, e) + `)`
+		inner := fmt.Sprintf(q.SQL, u, e)
+		sql := `SELECT n::VARCHAR, s1::VARCHAR, s2::VARCHAR FROM (` + inner + `)`
 		fq := FileQuery{Name: q.Name, Format: q.Format, Users: u, Events: e, KQL: q.KQL, SQL: sql,
 			TablesSQL: fileRead.ReplaceAllString(sql, "jl_$1")}
+		if q.Format == "jsonl" {
+			fq.JSONTablesSQL = fileRead.ReplaceAllString(jsonDigest+inner+`)`, "jl_$1")
+		}
 		seen := map[string]bool{}
 		for _, m := range fileRead.FindAllStringSubmatch(sql, -1) {
 			if !seen[m[1]] {

@@ -64,6 +64,10 @@ func TestFileQueriesAsThePageRunsThem(t *testing.T) {
 			if len(q.LoadSQL) != 2 || strings.Contains(q.TablesSQL, "read_") || !strings.Contains(q.TablesSQL, "jl_users") {
 				t.Errorf("DuckDB's load %q and join %q do not split the query %q", q.LoadSQL, q.TablesSQL, q.SQL)
 			}
+			if json := q.JSONTablesSQL; (q.Format == "jsonl") != (json != "") ||
+				strings.Contains(json, "read_") || (json != "" && !strings.Contains(json, "jl_events")) {
+				t.Errorf("the JSON reader's join %q does not match the query %q", json, q.SQL)
+			}
 			if _, err := findFileQuery(fileQueryKey(q)); err != nil {
 				t.Error(err)
 			}

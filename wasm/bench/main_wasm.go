@@ -24,7 +24,7 @@ import (
 //
 // and, for own data (files.go, files.js):
 //
-//	fileQueries()     JSON [{Key, Name, Format, Users, Events, KQL, SQL}]
+//	fileQueries()     JSON [{Key, Name, Format, Users, Events, KQL, SQL, LoadSQL, TablesSQL, JSONTablesSQL}]
 //	loadFiles(key, users, events)
 //	                  Promise of JSON {rows, users_ms, events_ms, ms}: parses the two Uint8Arrays in the query's
 //	                  format as @Users and @Events (dropping the last ones; collected before the clock starts)

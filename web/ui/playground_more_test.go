@@ -291,8 +291,8 @@ func TestOwnTablesByHandle(t *testing.T) {
 	if !strings.Contains(html, "Parsing… 25.0 MiB of 50.0 MiB (50%)") {
 		t.Errorf("no progress in\n%s", html)
 	}
-	if !strings.Contains(html, `data-progress-reports="1" data-read="26214400"`) {
-		t.Errorf("no count of progress reports in\n%s", html)
+	if !strings.Contains(html, `data-progress="{&#34;reports&#34;:1,&#34;rises&#34;:0,&#34;falls&#34;:0,&#34;first&#34;:0.5,&#34;last&#34;:0.5,&#34;least&#34;:0.5,&#34;most&#34;:0.5}" data-progress-reports="1" data-read="26214400"`) {
+		t.Errorf("no count or fold of progress reports in\n%s", html)
 	}
 	for _, bad := range []string{"has space", "1abc", "Users", ""} {
 		s.RenameTable(tb.ID, bad)

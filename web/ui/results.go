@@ -79,7 +79,17 @@ func (c *Results) RowCount() string {
 
 // Progress is the share of the input rows read so far, as the scans report it.
 func (c *Results) Progress() float64 {
-	t := c.run().Trace
+	share, ok := readShare(c.run().Trace)
+	if !ok {
+		return 0
+	}
+	// A source read more than once (a nested loop's inner side) makes this a rough guide, capped at done.
+	return min(1, share)
+}
+
+// readShare is the rows the scans of t have read over the rows of the run's inputs; ok is false while the
+// inputs are not known (or hold no rows).
+func readShare(t *TraceView) (share float64, ok bool) {
 	var total, read float64
 	for _, n := range t.Inputs {
 		total += float64(n)
@@ -87,11 +97,18 @@ func (c *Results) Progress() float64 {
 	for _, s := range t.Scans {
 		read += float64(s.Rows)
 	}
-	// A source read more than once (a nested loop's inner side) makes this a rough guide, capped at done.
 	if total == 0 {
-		return 0
+		return 0, false
 	}
-	return min(1, read/total)
+	return read / total, true
+}
+
+// ProgressFold is the run's progress reports folded (Run.Progress), as a data attribute for tests.
+func (c *Results) ProgressFold() string {
+	if c.run() == nil {
+		return ""
+	}
+	return c.run().Progress.Attr()
 }
 
 func (c *Results) ShowProgress() bool { return c.run().Status == StatusRunning }

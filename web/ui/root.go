@@ -399,12 +399,14 @@ func (c *Root) ParseMillis(t Table) string {
 	return strconv.FormatFloat(t.Summary.ParseMillis, 'f', 1, 64)
 }
 
-// ReadBytes and ProgressReports are how many of a table's bytes the engine has parsed and how many progress
-// messages it sent on the way, as attributes for tests that read the page: a count does not depend on which
-// messages a render happened to draw.
+// ReadBytes, ProgressReports and LoadProgressFold are how many of a table's bytes the engine has parsed, how
+// many progress messages it sent on the way and their fold (ProgressFold), as attributes for tests that read
+// the page: none depends on which messages a render happened to draw.
 func (c *Root) ReadBytes(t Table) string { return strconv.FormatInt(t.Read, 10) }
 
-func (c *Root) ProgressReports(t Table) string { return strconv.Itoa(t.Reports) }
+func (c *Root) ProgressReports(t Table) string { return strconv.Itoa(t.Progress.Reports) }
+
+func (c *Root) LoadProgressFold(t Table) string { return t.Progress.Attr() }
 
 // plural is n with its noun, formatted, the noun with an s unless n is 1.
 func plural(n int64, noun string) string {

@@ -599,6 +599,7 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "table-card"}}}
 					vgparent.AppendChild(vgn)
 					vgn.AddAttrInterface("data-parse-ms", c.ParseMillis(t))
+					vgn.AddAttrInterface("data-progress", c.LoadProgressFold(t))
 					vgn.AddAttrInterface("data-progress-reports", c.ProgressReports(t))
 					vgn.AddAttrInterface("data-read", c.ReadBytes(t))
 					vgn.AddAttrInterface("data-rows", c.SummaryRows(t))

@@ -59,8 +59,8 @@ type Table struct {
 	File string
 	// Size is the bytes' length; Read how many the engine has parsed so far.
 	Size, Read int64
-	// Reports is how many progress messages the engine sent for the table's current parse.
-	Reports int
+	// Progress folds the engine's progress messages for the table's current parse, each as Read over Size.
+	Progress ProgressFold
 	// Status is TableLoading, TableReady, TableFailed or TableMissing.
 	Status  string
 	Summary *protocol.Summary
@@ -175,6 +175,9 @@ type Run struct {
 	Started                     time.Time
 	// FirstRow and Finished are wall time since Started; zero until they happen.
 	FirstRow, Finished time.Duration
+	// Progress folds the share of the input rows read (readShare, before the bar caps it at 1) after each
+	// batch, over every event so far whatever the timeline shows.
+	Progress ProgressFold
 	// Trace is the run as the page shows it: the fold of its events up to the timeline's position
 	// (timeline.go), which is every event so far unless someone scrubbed, played or opened a step. Tape keeps
 	// the events and their fold as they came (Tape.Live), Timeline the position.
@@ -264,6 +267,9 @@ func (s *State) Apply(m protocol.Message) {
 		}
 		r.live().Dropped += m.Dropped
 		r.addEvents(m.Events)
+		if share, ok := readShare(r.live()); ok {
+			r.Progress.add(share)
+		}
 	case protocol.MessageHeld:
 		r.HeldAt = m.Held
 	case protocol.MessageDone:

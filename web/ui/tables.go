@@ -204,7 +204,7 @@ func (s *State) SetTableFormat(id int, format string) {
 	if t == nil || (format != "jsonl" && format != "csv") || format == t.Format || t.Status == TableMissing {
 		return
 	}
-	t.Format, t.Status, t.Read, t.Reports, t.Summary, t.Err = format, TableLoading, 0, 0, nil, nil
+	t.Format, t.Status, t.Read, t.Progress, t.Summary, t.Err = format, TableLoading, 0, ProgressFold{}, nil, nil
 	s.Env.Post(protocol.Request{Type: protocol.RequestLoad, Load: &protocol.Load{Table: id, File: t.File, Format: format, Size: t.Size}})
 }
 
@@ -217,7 +217,7 @@ func (s *State) applyLoad(m protocol.Message) {
 	switch m.Type {
 	case protocol.MessageLoadProgress:
 		t.Read = m.Read
-		t.Reports++
+		t.Progress.add(float64(m.Read) / float64(t.Size))
 	case protocol.MessageLoaded:
 		t.Status, t.Summary, t.Err = TableReady, m.Summary, nil
 		if m.Summary != nil {
