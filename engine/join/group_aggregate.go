@@ -70,6 +70,7 @@ type GroupAggregate struct {
 	aggs    []groupTarget
 	fold    []int // the aggregates over fold-side columns, in the order of their words in a key summary
 	stride  int   // words per key summary
+	ordWord int   // build-side groups folded in place: the summary's word for its key's place in firsts
 	held    int64
 	state   groupState
 
@@ -197,6 +198,10 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 		a.aggs = append(a.aggs, t)
 		a.schema = append(a.schema, column.Field{Name: fmt.Sprintf("share%d", i), Type: t.typ})
 	}
+	if a.onBuild && denseFolds(a.aggs) {
+		a.ordWord = a.stride
+		a.stride++
+	}
 	return a, nil
 }
 
@@ -225,11 +230,21 @@ func GroupAggFolds(fn string, typ column.Type, onSide bool) bool {
 func (a *GroupAggregate) Schema() column.Schema { return a.schema }
 
 // Explain says which side the groups are on, for the plan's explain.
+// Once it has run, it also says whether the groups were folded in place (group_fold.go) or the budget, or an
+// aggregate that keeps share rows, made it send a share row per row.
 func (a *GroupAggregate) Explain() string {
-	if a.onBuild {
-		return "group keys on the build side: the probe side summarised per key, a share row per build row"
+	side, rows := "build", "build"
+	if !a.onBuild {
+		side, rows = "probe", "probe"
 	}
-	return "group keys on the probe side: the build side summarised per key, a share row per probe row"
+	s := fmt.Sprintf("group keys on the %s side: the other side summarised per key", side)
+	switch {
+	case a.foldedGroups && !a.refused:
+		return s + ", each " + rows + " row folded into its group in place"
+	case a.refused:
+		return s + ", groups folded in place until the budget refused one, then a share row per " + rows + " row"
+	}
+	return s + ", a share row per " + rows + " row"
 }
 
 // Next returns the next batch of share rows, or nil at the end.
@@ -493,12 +508,16 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		// The loop keeps what it reads and grows in locals (see Hash.joinRows).
 		nullSum := int32(h.table.N)
 		sums, stride, firsts, sel, heads, unmatched := a.sums, a.stride, a.firsts, a.sel, a.heads, h.ps.unmatched
+		ordWord := a.ordWord
 		for i, hd := range h.heads {
 			switch {
 			case hd >= 0:
 				head := hd &^ chainMore
 				rows := &sums[int(head)*stride]
 				if *rows == 0 {
+					if ordWord > 0 {
+						sums[int(head)*stride+ordWord] = int64(len(firsts)) // the line is in the cache
+					}
 					firsts = append(firsts, head)
 				}
 				*rows++
@@ -515,19 +534,27 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		a.summarise(h.pb, a.sel, a.heads, false)
 		return nil, nil
 	}
+	// The rows that yield output, written by index through locals: no append's length and capacity per row.
+	n := len(h.heads)
+	sel, mult, heads := growTo(a.sel, n), growTo(a.mult, n), growTo(a.heads, n)
+	sums, stride, matched, unmatched := a.sums, a.stride, a.matched, h.ps.unmatched
+	k := 0
 	for i, hd := range h.heads {
 		switch {
 		case hd >= 0:
 			head := hd &^ chainMore
-			if a.matched != nil {
-				a.matched[head] = true
+			if matched != nil {
+				matched[head] = true
 			}
-			a.take(int32(i), a.sums[int(head)*a.stride], head)
-		case hd == noMatch && h.ps.unmatched:
-			a.take(int32(i), 1, -1)
+			sel[k], mult[k], heads[k] = int32(i), sums[int(head)*stride], head
+			k++
+		case hd == noMatch && unmatched:
+			sel[k], mult[k], heads[k] = int32(i), 1, -1
+			k++
 		}
 	}
-	if len(a.sel) == 0 {
+	a.sel, a.mult, a.heads = sel[:k], mult[:k], heads[:k]
+	if k == 0 {
 		return nil, nil
 	}
 	if a.folding != nil {

@@ -73,7 +73,12 @@ func newGroupFold(types []column.Type, aggs []groupTarget, ranked bool, maxGroup
 		}
 		f.words = append(f.words, w)
 	}
-	f.groups = exec.NewGroups(types, int64(f.stride)*8, budget)
+	// A ranked group is charged 8 bytes more, for its place in the list of ranks that orders the groups.
+	state := int64(f.stride) * 8
+	if ranked {
+		state += 8
+	}
+	f.groups = exec.NewGroups(types, state, budget)
 	return f
 }
 
@@ -212,28 +217,27 @@ func buildRank(o uint64, r int) uint64 { return o<<32 | uint64(r+1) }
 func (a *GroupAggregate) foldBuild() []uint64 {
 	h, f := a.h, a.folding
 	n := h.table.N
-	// The order of each found key among the first probe rows, in place of the list of them: the same bytes.
-	ord := make([]int32, n)
-	for i, hd := range a.firsts {
-		ord[hd] = int32(i)
-	}
-	a.firsts = nil
+	a.firsts = nil // each found key's place among them is in its summary (ordWord)
 	alone := uint64(n + 1)
 	bt := h.table.Batch()
-	roots, sums, stride, gid, unmatched := a.roots, a.sums, a.stride, a.gid, h.bs.unmatched
+	roots, sums, stride, ordWord, gid, unmatched := a.roots, a.sums, a.stride, a.ordWord, a.gid, h.bs.unmatched
 	for lo := 0; lo < n; lo += shareChunkRows {
-		a.clear()
-		sel, mult, heads, gs := a.sel, a.mult, a.heads, f.gids[:0]
+		hi := min(lo+shareChunkRows, n)
+		// The chunk's rows that yield output, written by index: no append's length and capacity per row.
+		sel, mult, heads, gs := growTo(a.sel, hi-lo), growTo(a.mult, hi-lo), growTo(a.heads, hi-lo), growTo(f.gids, hi-lo)
 		states, fstride := f.states, f.stride
-		for r := lo; r < min(lo+shareChunkRows, n); r++ {
+		k := 0
+		for r := lo; r < hi; r++ {
 			hd, m := roots[r], int64(0)
+			var s []int64
 			if hd >= 0 {
-				m = sums[int(hd)*stride]
+				s = sums[int(hd)*stride:]
+				m = s[0]
 			}
 			var rk uint64
 			switch {
 			case m > 0:
-				rk = buildRank(uint64(ord[hd]), r)
+				rk = buildRank(uint64(s[ordWord]), r)
 			case !unmatched:
 				continue
 			default:
@@ -243,10 +247,11 @@ func (a *GroupAggregate) foldBuild() []uint64 {
 			if p := &states[int(g)*fstride+rankWord]; rk < uint64(*p) {
 				*p = int64(rk)
 			}
-			sel, mult, heads, gs = append(sel, int32(r)), append(mult, m), append(heads, hd), append(gs, g)
+			sel[k], mult[k], heads[k], gs[k] = int32(r), m, hd, g
+			k++
 		}
 		a.sel, a.mult, a.heads, f.gids = sel, mult, heads, gs
-		f.fold(a, bt, sel, mult, heads, gs)
+		f.fold(a, bt, sel[:k], mult[:k], heads[:k], gs[:k])
 	}
 	// The preserved probe rows with no match are an output row each with null group keys: their summary goes
 	// into the null group, made if no build row had it, ranked where their first row was met. If the budget
