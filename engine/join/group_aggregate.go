@@ -376,7 +376,7 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 		need += int64(n) // matched
 	}
 	if a.onBuild {
-		need += int64(n) * 4 // firsts
+		need += int64(n+1) * 4 // firsts
 	}
 	if err := h.budget.Grow("the join aggregate's key summaries", need); err != nil {
 		return err
@@ -386,6 +386,7 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 	a.sums = make([]int64, (n+1)*a.stride)
 	a.startFold()
 	if a.onBuild {
+		a.firsts = make([]int32, 0, n+1) // room for the probe loop's one write past the keys listed
 		return nil
 	}
 	if h.bs.unmatched {
@@ -505,32 +506,35 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 	}
 	a.clear()
 	if a.onBuild {
-		// The loop keeps what it reads and grows in locals (see Hash.joinRows).
+		// The loop keeps what it reads and grows in locals (see Hash.joinRows). Whether a row's key is found
+		// for the first time is known only once its summary's cache line arrives, usually a miss: the loop
+		// does not branch on it, so that a mispredicted guess does not throw away the loads of the rows after
+		// it. Every matched row writes its head at firsts[nf], and nf moves past it only on a first find.
 		nullSum := int32(h.table.N)
-		sums, stride, firsts, sel, heads, unmatched := a.sums, a.stride, a.firsts, a.sel, a.heads, h.ps.unmatched
-		ordWord := a.ordWord
+		sums, stride, sel, heads, unmatched := a.sums, a.stride, a.sel, a.heads, h.ps.unmatched
+		ordWord, nf, firsts := a.ordWord, len(a.firsts), a.firsts[:cap(a.firsts)]
 		for i, hd := range h.heads {
 			switch {
 			case hd >= 0:
 				head := hd &^ chainMore
-				rows := &sums[int(head)*stride]
-				if *rows == 0 {
-					if ordWord > 0 {
-						sums[int(head)*stride+ordWord] = int64(len(firsts)) // the line is in the cache
-					}
-					firsts = append(firsts, head)
+				s := sums[int(head)*stride:]
+				first := int((uint64(s[0]) - 1) >> 63) // 1 when the key has no row yet, else 0
+				if ordWord > 0 {
+					s[ordWord] |= int64(nf) & -int64(first) // its place, written once: the word is 0 before
 				}
-				*rows++
+				firsts[nf] = head
+				nf += first
+				s[0]++
 				sel, heads = append(sel, int32(i)), append(heads, head)
 			case hd == noMatch && unmatched:
 				if a.nullAt < 0 {
-					a.nullAt = len(firsts)
+					a.nullAt = nf
 				}
 				sums[int(nullSum)*stride]++
 				sel, heads = append(sel, int32(i)), append(heads, nullSum)
 			}
 		}
-		a.firsts, a.sel, a.heads = firsts, sel, heads
+		a.firsts, a.sel, a.heads = firsts[:nf], sel, heads
 		a.summarise(h.pb, a.sel, a.heads, false)
 		return nil, nil
 	}
