@@ -23,7 +23,10 @@ type GroupAgg struct {
 // forms an output pair: it emits one share row per group-side row that yields output — the row's group keys
 // and, per aggregate, that row's share of it — and the plan's Summarize above combines the shares per group
 // (a sum of counts and sums, a min of mins, a max of maxes, a distinct count of values) with its typed group
-// table, inside the budget and spilling past it.
+// table, inside the budget and spilling past it. When every aggregate is count or a sum, min or max kept in
+// int64 words, it folds the shares into their groups itself instead (group_fold.go): each group-side row's
+// share goes straight into its group's states, and it emits one share row per group, which is the result
+// (GroupCombine); the share rows per row are then only the way back when the budget refuses a group.
 //
 // The algebra: the output rows of a group-side row g are g paired with each fold-side row of its key (or,
 // null-extended, g alone). So per key of the build table the fold side is summarised once — its row count m
@@ -43,6 +46,8 @@ type GroupAgg struct {
 //	end      group keys on the probe side: the build rows no probe row found (outer kinds), each alone, as
 //	         share rows of the null group. On the build side: a share row per build row of each listed key,
 //	         key after key, then (outer kinds) one per build row no probe row found
+//	folded   (groups folded in place) the build rows folded into their groups, found once after the build,
+//	         or the probe rows folded batch by batch; then a share row per group, in the groups' order
 //
 // A preserved fold-side row with no match is an output row alone, its group keys null. innerunique keeps its
 // first rows as the hash join does: a unique build keeps a key's first build row in its table, and probing
