@@ -68,3 +68,32 @@ func BenchmarkSummarize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSummarizeNoKeys sums 1M rows into the one group of a summarize with no keys (count, a long sum with
+// nulls, a real sum): go test -bench SummarizeNoKeys -run '^$' ./engine/exec.
+func BenchmarkSummarizeNoKeys(b *testing.B) {
+	const n = 1 << 20
+	rng := rand.New(rand.NewSource(2))
+	schema := column.Schema{{Name: "x", Type: column.Long}, {Name: "r", Type: column.Real}}
+	t := column.NewTable(schema)
+	cols := []*column.Vector{column.NewVector(column.Long, n), column.NewVector(column.Real, n)}
+	for range n {
+		if rng.Intn(10) == 0 {
+			cols[0].AppendNull()
+		} else {
+			cols[0].AppendInt(int64(rng.Intn(1000)))
+		}
+		cols[1].AppendReal(rng.Float64())
+	}
+	t.Append(column.NewBatch(cols, n))
+	aggs := []Agg{{Func: "count", Type: column.Long}, {Func: "sum", Arg: ref(0, column.Long), Type: column.Long},
+		{Func: "sum", Arg: ref(1, column.Real), Type: column.Real}}
+	out := column.Schema{{Name: "n", Type: column.Long}, {Name: "s", Type: column.Long}, {Name: "f", Type: column.Real}}
+	b.SetBytes(int64(n) * 16)
+	for b.Loop() {
+		s := NewSummarize(&batches{t: t, size: 1024}, out, nil, aggs, memory.NewBudget(0))
+		if err := Drain(context.Background(), s, func(*column.Batch) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

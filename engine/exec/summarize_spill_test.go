@@ -295,3 +295,39 @@ func writeValue(w *strings.Builder, v column.Value) {
 	}
 	fmt.Fprintf(w, "%v|", v)
 }
+
+// TestSummarizeNoKeys: a summarize with no keys folds its one group in a register (updateOne); it must emit
+// the oracle's row, a real sum bit for bit (the same additions in the same order), for every batch size, and
+// a sum of only nulls must stay null.
+func TestSummarizeNoKeys(t *testing.T) {
+	aggs := []Agg{
+		{Func: "count", Type: column.Long},
+		{Func: "sum", Arg: ref(2, column.Long), Type: column.Long},
+		{Func: "sum", Arg: ref(3, column.Real), Type: column.Real},
+		{Func: "avg", Arg: ref(3, column.Real), Type: column.Real},
+		{Func: "avg", Arg: ref(2, column.Long), Type: column.Real},
+		{Func: "max", Arg: ref(2, column.Long), Type: column.Long},
+		{Func: "dcount", Arg: ref(4, column.String), Type: column.Long},
+	}
+	var schema column.Schema
+	for _, a := range aggs {
+		schema = append(schema, column.Field{Name: a.Func, Type: a.Type})
+	}
+	full := aggTable(11, 3000, 10)
+	allNull := aggTable(12, 1, 1) // one row, every value of which may be null: make it so
+	allNull.Cols[2].Nulls.Set(0)
+	allNull.Cols[3].Nulls.Set(0)
+	allNull.Cols[4].Nulls.Set(0)
+	for name, tab := range map[string]*column.Table{"rows": full, "all null": allNull} {
+		want := oracleSummarize(tab, nil, aggs)
+		for _, size := range []int{1, 7, 50, 4096} {
+			got, err := drainAll(context.Background(), NewSummarize(&batches{t: tab, size: size}, schema, nil, aggs, memory.NewBudget(0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+				t.Fatalf("%s, batch %d:\ngot  %s\nwant %s", name, size, g, w)
+			}
+		}
+	}
+}

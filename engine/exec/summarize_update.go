@@ -97,6 +97,10 @@ func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
 	// in a vector that has nulls: under js/wasm every field read per row is a load from linear memory.
 	if a.Func == "count" {
 		n := st.n
+		if len(s.keys) == 0 {
+			n[0] += int64(len(gids))
+			return len(gids), nil
+		}
 		for _, g := range gids {
 			n[g]++
 		}
@@ -104,6 +108,9 @@ func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
 	}
 	null := func(r int) bool { return v.Nulls != nil && v.Nulls.Get(r) }
 	nulls := v.HasNulls()
+	if len(s.keys) == 0 && updateOne(st, v, len(gids)) {
+		return len(gids), nil
+	}
 	switch {
 	case a.Func == "dcount" || v.Type == column.Dynamic || v.Type == column.Bool:
 	case (a.Func == "sum" || a.Func == "avg") && v.Type == column.Real:
@@ -154,6 +161,50 @@ func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
 		}
 	}
 	return len(gids), nil
+}
+
+// updateOne adds the first n rows of v to the one group of a summarize with no keys, for a sum or an avg of
+// a long, timespan or real column, and reports whether it did: the loop keeps the running value in a register
+// instead of a group's state indexed per row, and adds in row order, so a real sum is bit for bit the one the
+// grouped loop makes.
+func updateOne(st *aggStates, v *column.Vector, n int) bool {
+	nulls := v.HasNulls()
+	var taken int64
+	switch {
+	case (st.a.Func == "sum" || st.a.Func == "avg") && v.Type == column.Real:
+		f := st.f[0]
+		for r, x := range v.Reals[:n] {
+			if !nulls || !v.IsNull(r) {
+				f += x
+				taken++
+			}
+		}
+		st.f[0] = f
+		st.n[0] += taken
+	case st.a.Func == "avg" && (v.Type == column.Long || v.Type == column.Timespan):
+		f := st.f[0]
+		for r, x := range v.Ints[:n] {
+			if !nulls || !v.IsNull(r) {
+				f += float64(x)
+				taken++
+			}
+		}
+		st.f[0] = f
+		st.n[0] += taken
+	case st.a.Func == "sum" && st.layout == 'i' && (v.Type == column.Long || v.Type == column.Timespan):
+		var sum int64
+		for r, x := range v.Ints[:n] {
+			if !nulls || !v.IsNull(r) {
+				sum += x
+				taken++
+			}
+		}
+		st.i[0] += sum
+		st.i[1] += taken
+	default:
+		return false
+	}
+	return true
 }
 
 // extreme keeps in best, per group, the least value (sign 1) or the greatest (sign -1) of xs; the first of

@@ -8,6 +8,7 @@ import (
 	"github.com/joinlab/joinlab/engine/exec"
 	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // GroupAgg is one aggregate of a GroupAggregate: Func is count, sum, min or max; Col, for all but count, is the
@@ -22,7 +23,10 @@ type GroupAgg struct {
 // forms an output pair: it emits one share row per group-side row that yields output — the row's group keys
 // and, per aggregate, that row's share of it — and the plan's Summarize above combines the shares per group
 // (a sum of counts and sums, a min of mins, a max of maxes, a distinct count of values) with its typed group
-// table, inside the budget and spilling past it.
+// table, inside the budget and spilling past it. When every aggregate is count or a sum, min or max kept in
+// int64 words, it folds the shares into their groups itself instead (group_fold.go): each group-side row's
+// share goes straight into its group's states, and it emits one share row per group, which is the result
+// (GroupCombine); the share rows per row are then only the way back when the budget refuses a group.
 //
 // The algebra: the output rows of a group-side row g are g paired with each fold-side row of its key (or,
 // null-extended, g alone). So per key of the build table the fold side is summarised once — its row count m
@@ -42,6 +46,8 @@ type GroupAgg struct {
 //	end      group keys on the probe side: the build rows no probe row found (outer kinds), each alone, as
 //	         share rows of the null group. On the build side: a share row per build row of each listed key,
 //	         key after key, then (outer kinds) one per build row no probe row found
+//	folded   (groups folded in place) the build rows folded into their groups, found once after the build,
+//	         or the probe rows folded batch by batch; then a share row per group, in the groups' order
 //
 // A preserved fold-side row with no match is an output row alone, its group keys null. innerunique keeps its
 // first rows as the hash join does: a unique build keeps a key's first build row in its table, and probing
@@ -69,6 +75,7 @@ type GroupAggregate struct {
 	aggs    []groupTarget
 	fold    []int // the aggregates over fold-side columns, in the order of their words in a key summary
 	stride  int   // words per key summary
+	ordWord int   // build-side groups folded in place: the summary's word for its key's place in firsts
 	held    int64
 	state   groupState
 
@@ -95,14 +102,33 @@ type GroupAggregate struct {
 	sel   []int32
 	mult  []int64
 	heads []int32
+
+	// folding, when not nil, folds the group-side rows into their groups in place of share rows per row
+	// (group_fold.go); gid is each build row's group (build-side groups). order lists the build-side groups'
+	// ranks once they are folded (folded), emit is the next group (or rank) whose share row goes out.
+	// shareRowsOnly is a test knob: never fold, always share rows per row. pending are batches of share rows
+	// to return next (the groups folded and the rest of a probe batch, after a fold the budget stopped).
+	folding       *groupFold
+	gid           []int32
+	order         []uint64
+	folded        bool
+	emit          int
+	shareRowsOnly bool
+	foldedGroups  bool  // the groups were folded in place, from the start
+	apart         bool  // a null share could not join the folded null group and goes out apart
+	nullGroup     int32 // else the folded null group it joined (build-side groups)
+	refused       bool  // the budget refused a folded group: share rows per row since
+	foldCap       int   // test knob: past this many groups (0: no cap), the fold is refused as by the budget
+	pending       []*column.Batch
 }
 
 type groupState int
 
 const (
-	groupBuild groupState = iota // the build side has not been read
-	groupProbe                   // streaming the probe side
-	groupEnd                     // the build side's share rows (build-side groups) or end rows (outer kinds)
+	groupBuild  groupState = iota // the build side has not been read
+	groupProbe                    // streaming the probe side
+	groupFolded                   // the folded groups' share rows (group_fold.go)
+	groupEnd                      // the build side's share rows (build-side groups) or end rows (outer kinds)
 	groupDone
 )
 
@@ -113,6 +139,7 @@ type groupTarget struct {
 	onSide bool        // reads a column of the group side
 	col    int         // the input column on its side
 	word   int         // fold side: the first of its two words in a key summary
+	kernel int         // what it folds a value into: foldSum, foldMin, foldMax or foldOther
 }
 
 // shareChunkRows is how many build rows the end phase turns into share rows at once: a batch's worth.
@@ -146,7 +173,7 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 		a.schema = append(a.schema, spec.Schema[o])
 	}
 	for i, g := range aggs {
-		t := groupTarget{fn: g.Func, typ: column.Long}
+		t := groupTarget{fn: g.Func, typ: column.Long, kernel: kernelOf(g.Func)}
 		switch g.Func {
 		case "count":
 		case "sum", "min", "max", "dcount":
@@ -176,6 +203,10 @@ func NewGroupAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bu
 		a.aggs = append(a.aggs, t)
 		a.schema = append(a.schema, column.Field{Name: fmt.Sprintf("share%d", i), Type: t.typ})
 	}
+	if a.onBuild && denseFolds(a.aggs) {
+		a.ordWord = a.stride
+		a.stride++
+	}
 	return a, nil
 }
 
@@ -204,11 +235,21 @@ func GroupAggFolds(fn string, typ column.Type, onSide bool) bool {
 func (a *GroupAggregate) Schema() column.Schema { return a.schema }
 
 // Explain says which side the groups are on, for the plan's explain.
+// Once it has run, it also says whether the groups were folded in place (group_fold.go) or the budget, or an
+// aggregate that keeps share rows, made it send a share row per row.
 func (a *GroupAggregate) Explain() string {
-	if a.onBuild {
-		return "group keys on the build side: the probe side summarised per key, a share row per build row"
+	side, rows := "build", "build"
+	if !a.onBuild {
+		side, rows = "probe", "probe"
 	}
-	return "group keys on the probe side: the build side summarised per key, a share row per probe row"
+	s := fmt.Sprintf("group keys on the %s side: the other side summarised per key", side)
+	switch {
+	case a.foldedGroups && !a.refused:
+		return s + ", each " + rows + " row folded into its group in place"
+	case a.refused:
+		return s + ", groups folded in place until the budget refused one, then a share row per " + rows + " row"
+	}
+	return s + ", a share row per " + rows + " row"
 }
 
 // Next returns the next batch of share rows, or nil at the end.
@@ -224,12 +265,29 @@ func (a *GroupAggregate) Next(ctx context.Context) (*column.Batch, error) {
 			}
 			a.state = groupProbe
 		case groupProbe:
+			if len(a.pending) > 0 {
+				b := a.pending[0]
+				a.pending = a.pending[1:]
+				return b, nil
+			}
 			b, err := a.probe(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("group aggregate: %w", err)
 			}
 			if b != nil {
 				return b, nil
+			}
+		case groupFolded:
+			if b := a.foldedRows(); b != nil {
+				return b, nil
+			}
+			if a.onBuild {
+				// Every build row that yields output was folded, the null share with them.
+				a.release()
+				a.state = groupDone
+			} else {
+				a.dropFold()
+				a.state = groupEnd
 			}
 		case groupEnd:
 			if b := a.endRows(); b != nil {
@@ -248,9 +306,63 @@ func (a *GroupAggregate) Next(ctx context.Context) (*column.Batch, error) {
 }
 
 func (a *GroupAggregate) release() {
+	a.dropFold()
 	a.h.budget.Shrink(a.h.held + a.held)
 	a.h.held, a.held = 0, 0
 	a.sums, a.roots, a.matched, a.h.table = nil, nil, nil, nil
+}
+
+// dropFold gives the folded groups and the build rows' groups back to the budget; the rows still to come
+// become share rows per row.
+func (a *GroupAggregate) dropFold() {
+	if a.folding == nil {
+		return
+	}
+	a.folding.release()
+	a.folding = nil
+	if a.gid != nil {
+		a.h.budget.Shrink(int64(len(a.gid)) * 4)
+		a.held -= int64(len(a.gid)) * 4
+		a.gid = nil
+	}
+}
+
+// startFold makes the groups folded in place when every aggregate folds there (denseFolds); with build-side
+// groups it finds every build row's group now. If the budget refuses them, the aggregate makes share rows
+// per row instead.
+func (a *GroupAggregate) startFold() {
+	if a.shareRowsOnly || !denseFolds(a.aggs) {
+		return
+	}
+	h := a.h
+	a.folding = newGroupFold(a.types, a.aggs, a.onBuild, a.foldCap, h.budget)
+	if !a.onBuild {
+		a.foldedGroups = true
+		return
+	}
+	n := h.table.N
+	if err := h.budget.Grow("the join aggregate's build row groups", int64(n)*4); err != nil {
+		a.folding.release()
+		a.folding = nil
+		a.refused = true
+		return
+	}
+	a.held += int64(n) * 4
+	a.gid = make([]int32, n)
+	bt := h.table.Batch()
+	kv := make([]*column.Vector, len(a.gkeys))
+	for lo := 0; lo < n; lo += shareChunkRows {
+		hi := min(lo+shareChunkRows, n)
+		for i, c := range a.gkeys {
+			kv[i] = bt.Cols[c].Slice(lo, hi)
+		}
+		if _, err := a.folding.assign(kv, hi-lo, a.gid[lo:hi]); err != nil {
+			a.dropFold()
+			a.refused = true
+			return
+		}
+	}
+	a.foldedGroups = true
 }
 
 // build reads and indexes the build side and makes the key summaries (of the build side, for probe-side
@@ -269,7 +381,7 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 		need += int64(n) // matched
 	}
 	if a.onBuild {
-		need += int64(n) * 4 // firsts
+		need += int64(n+1) * 4 // firsts
 	}
 	if err := h.budget.Grow("the join aggregate's key summaries", need); err != nil {
 		return err
@@ -277,7 +389,9 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 	a.held += need
 	a.roots = h.roots()
 	a.sums = make([]int64, (n+1)*a.stride)
+	a.startFold()
 	if a.onBuild {
+		a.firsts = make([]int32, 0, n+1) // room for the probe loop's one write past the keys listed
 		return nil
 	}
 	if h.bs.unmatched {
@@ -335,16 +449,7 @@ func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, count b
 		t := &a.aggs[k]
 		v := b.Cols[t.col]
 		// The loop reads locals only, and branches on the aggregate by a number, not by its name per row.
-		vals, nulls, word := v.Ints, v.HasNulls(), t.word
-		fn := foldOther
-		switch t.fn {
-		case "sum":
-			fn = foldSum
-		case "min":
-			fn = foldMin
-		case "max":
-			fn = foldMax
-		}
+		vals, nulls, word, fn := v.Ints, v.HasNulls(), t.word, t.kernel
 		for j, head := range heads {
 			r := int(rows[j])
 			if nulls && v.IsNull(r) {
@@ -371,6 +476,19 @@ const (
 	foldMax
 )
 
+// kernelOf is the fold of aggregate fn.
+func kernelOf(fn string) int {
+	switch fn {
+	case "sum":
+		return foldSum
+	case "min":
+		return foldMin
+	case "max":
+		return foldMax
+	}
+	return foldOther
+}
+
 // probe reads the next probe batch and returns its share rows: with probe-side groups, one per probe row that
 // yields output; with build-side groups, the matched rows go into their keys' summaries and the share rows
 // are those of the preserved probe rows with no match, alone. It returns nil, with the state moved on, at the
@@ -383,51 +501,103 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 	}
 	if !ok {
 		a.state = groupEnd
+		if a.folding != nil {
+			a.state = groupFolded
+			if !a.onBuild && a.matched != nil {
+				a.foldAlone()
+			}
+		}
 		return nil, nil
 	}
 	a.clear()
 	if a.onBuild {
-		// The loop keeps what it reads and grows in locals (see Hash.joinRows).
+		// The loop keeps what it reads and grows in locals (see Hash.joinRows). Whether a row's key is found
+		// for the first time is known only once its summary's cache line arrives, usually a miss: the loop
+		// does not branch on it, so that a mispredicted guess does not throw away the loads of the rows after
+		// it. Every matched row writes its head at firsts[nf], and nf moves past it only on a first find.
 		nullSum := int32(h.table.N)
-		sums, stride, firsts, sel, heads, unmatched := a.sums, a.stride, a.firsts, a.sel, a.heads, h.ps.unmatched
+		sums, stride, sel, heads, unmatched := a.sums, a.stride, a.sel, a.heads, h.ps.unmatched
+		ordWord, nf, firsts := a.ordWord, len(a.firsts), a.firsts[:cap(a.firsts)]
 		for i, hd := range h.heads {
 			switch {
 			case hd >= 0:
 				head := hd &^ chainMore
-				rows := &sums[int(head)*stride]
-				if *rows == 0 {
-					firsts = append(firsts, head)
+				s := sums[int(head)*stride:]
+				first := int((uint64(s[0]) - 1) >> 63) // 1 when the key has no row yet, else 0
+				if ordWord > 0 {
+					s[ordWord] |= int64(nf) & -int64(first) // its place, written once: the word is 0 before
 				}
-				*rows++
+				firsts[nf] = head
+				nf += first
+				s[0]++
 				sel, heads = append(sel, int32(i)), append(heads, head)
 			case hd == noMatch && unmatched:
 				if a.nullAt < 0 {
-					a.nullAt = len(firsts)
+					a.nullAt = nf
 				}
 				sums[int(nullSum)*stride]++
 				sel, heads = append(sel, int32(i)), append(heads, nullSum)
 			}
 		}
-		a.firsts, a.sel, a.heads = firsts, sel, heads
+		a.firsts, a.sel, a.heads = firsts[:nf], sel, heads
 		a.summarise(h.pb, a.sel, a.heads, false)
 		return nil, nil
 	}
+	// The rows that yield output, written by index through locals: no append's length and capacity per row.
+	n := len(h.heads)
+	sel, mult, heads := growTo(a.sel, n), growTo(a.mult, n), growTo(a.heads, n)
+	sums, stride, matched, unmatched := a.sums, a.stride, a.matched, h.ps.unmatched
+	k := 0
 	for i, hd := range h.heads {
 		switch {
 		case hd >= 0:
 			head := hd &^ chainMore
-			if a.matched != nil {
-				a.matched[head] = true
+			if matched != nil {
+				matched[head] = true
 			}
-			a.take(int32(i), a.sums[int(head)*a.stride], head)
-		case hd == noMatch && h.ps.unmatched:
-			a.take(int32(i), 1, -1)
+			sel[k], mult[k], heads[k] = int32(i), sums[int(head)*stride], head
+			k++
+		case hd == noMatch && unmatched:
+			sel[k], mult[k], heads[k] = int32(i), 1, -1
+			k++
 		}
 	}
-	if len(a.sel) == 0 {
+	a.sel, a.mult, a.heads = sel[:k], mult[:k], heads[:k]
+	if k == 0 {
 		return nil, nil
 	}
+	if a.folding != nil {
+		return a.foldProbe(h.pb), nil
+	}
 	return a.shareRows(h.pb), nil
+}
+
+// foldProbe folds the taken rows of probe batch b into their groups (probe-side groups) and returns nil. If the
+// budget refuses a group, the groups so far go out as share rows, this batch's rows as share rows per row
+// after them, and so do the rest of the probe side's.
+func (a *GroupAggregate) foldProbe(b *column.Batch) *column.Batch {
+	f := a.folding
+	kv := make([]*column.Vector, len(a.gkeys))
+	for i, c := range a.gkeys {
+		kv[i] = b.Cols[c].Gather(a.sel)
+	}
+	gs, err := f.assign(kv, len(a.sel), f.gids)
+	f.gids = gs
+	if err == nil {
+		f.fold(a, b, a.sel, a.mult, a.heads, gs)
+		return nil
+	}
+	for {
+		p := a.foldedRows()
+		if p == nil {
+			break
+		}
+		a.pending = append(a.pending, p)
+	}
+	a.dropFold()
+	a.refused = true
+	a.pending = append(a.pending, a.shareRows(b))
+	return nil
 }
 
 // endRows returns the next chunk of the end phase's share rows, nil for a chunk with none: with probe-side
@@ -618,10 +788,35 @@ func (a *GroupAggregate) aloneRows(b *column.Batch) *column.Batch {
 	return column.NewBatch(cols, n)
 }
 
+// grouped reports whether every share row a emits is its group's only one, in the order of the groups' first
+// output rows: its groups were folded in place throughout, the null share and the rows alone with them.
+func (a *GroupAggregate) grouped() bool {
+	return a.foldedGroups && !a.refused && !a.apart
+}
+
 // Combine returns the operator computing the grouped aggregates from a's share rows, with result schema
 // schema (the keys, then one column per aggregate): a Summarize by the keys taking the sum of the counts, the
-// sum of the sums, the min of the mins, the max of the maxes and the distinct count of the values.
-func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) *exec.Summarize {
+// sum of the sums, the min of the mins, the max of the maxes and the distinct count of the values; or, when
+// a's groups were folded in place, the share rows themselves, which are the result (GroupCombine).
+func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) *GroupCombine {
+	return &GroupCombine{a: a, schema: schema, budget: budget, through: a.passes(schema)}
+}
+
+// passes reports whether a's share rows have schema's types, so that folded groups' can be the result.
+func (a *GroupAggregate) passes(schema column.Schema) bool {
+	if len(schema) != len(a.schema) {
+		return false
+	}
+	for i, f := range schema {
+		if f.Type != a.schema[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// summarize is the Summarize combining share rows read from in, rows of a's schema, into result schema.
+func (a *GroupAggregate) summarize(in exec.Operator, schema column.Schema, budget *memory.Budget) *exec.Summarize {
 	k := len(a.types)
 	keys := make([]expr.Expr, k)
 	for i, t := range a.types {
@@ -635,5 +830,62 @@ func (a *GroupAggregate) Combine(schema column.Schema, budget *memory.Budget) *e
 		}
 		aggs = append(aggs, exec.Agg{Func: fn, Arg: &expr.ColumnRef{Index: k + i, T: t.typ}, Type: schema[k+i].Type})
 	}
-	return exec.NewSummarize(a, schema, keys, aggs, budget)
+	return exec.NewSummarize(in, schema, keys, aggs, budget)
+}
+
+// GroupCombine is the result of a GroupAggregate: the grouped aggregates over the join's output. When the
+// aggregate folded its groups in place (group_fold.go), its share rows are already one per group, in the
+// order of first output rows, with each aggregate's value, so they pass through as the result; otherwise a
+// Summarize combines them (the sum of the counts and sums, the min of mins…), with its own budget and spill.
+// Which it is, the aggregate knows once it returns its first batch, which comes after its whole input.
+type GroupCombine struct {
+	a         *GroupAggregate
+	schema    column.Schema
+	budget    *memory.Budget
+	details   *trace.Details
+	through   bool // the share rows can be the result, if the groups were folded
+	started   bool
+	first     *column.Batch // the aggregate's first batch, which the summarize reads first
+	summarize *exec.Summarize
+}
+
+var _ exec.Operator = (*GroupCombine)(nil)
+
+// ReportTo makes the combining summarize, if it runs, add its spill figures to d.
+func (c *GroupCombine) ReportTo(d *trace.Details) { c.details = d }
+
+func (c *GroupCombine) Schema() column.Schema { return c.schema }
+
+func (c *GroupCombine) Next(ctx context.Context) (*column.Batch, error) {
+	if !c.started {
+		c.started = true
+		b, err := c.a.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.through = c.through && c.a.grouped()
+		if c.through {
+			return b, nil
+		}
+		c.first = b
+		c.summarize = c.a.summarize(firstThen{c}, c.schema, c.budget)
+		c.summarize.ReportTo(c.details)
+	}
+	if c.through {
+		return c.a.Next(ctx)
+	}
+	return c.summarize.Next(ctx)
+}
+
+// firstThen is the combining summarize's input: the aggregate's first batch, then the rest of them.
+type firstThen struct{ c *GroupCombine }
+
+func (f firstThen) Schema() column.Schema { return f.c.a.Schema() }
+
+func (f firstThen) Next(ctx context.Context) (*column.Batch, error) {
+	if b := f.c.first; b != nil {
+		f.c.first = nil
+		return b, nil
+	}
+	return f.c.a.Next(ctx)
 }

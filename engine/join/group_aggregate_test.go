@@ -20,9 +20,10 @@ import (
 // (long with nulls), its unique string id, its key and its payload together, and the same of the other side.
 var groupChoices = [][]string{{"v"}, {"id"}, {"k", "v"}, {"v1"}, {"id1"}, {"k1", "v1"}}
 
-// groupAggs returns count() and sum, min and max of both sides' v, as GroupAggregate takes them and as
-// exec.Summarize takes them, with the result schema (keys first).
-func groupAggsOf(spec *Spec, keys []int) ([]GroupAgg, []exec.Agg, []expr.Expr, column.Schema) {
+// groupAggsOf returns count() and sum, min and max of both sides' v, as GroupAggregate takes them and as
+// exec.Summarize takes them, with the result schema (keys first). Unless folded, it adds the aggregates that
+// keep share rows per row (string extremes, distinct counts); with folded the groups are folded in place.
+func groupAggsOf(spec *Spec, keys []int, folded bool) ([]GroupAgg, []exec.Agg, []expr.Expr, column.Schema) {
 	ga := []GroupAgg{{Func: "count"}}
 	ea := []exec.Agg{{Func: "count", Type: column.Long}}
 	var ke []expr.Expr
@@ -48,7 +49,10 @@ func groupAggsOf(spec *Spec, keys []int) ([]GroupAgg, []exec.Agg, []expr.Expr, c
 			add(fn, name)
 		}
 	}
-	// On the group keys' side, strings' extremes and distinct counts fold too.
+	if folded {
+		return ga, ea, ke, schema
+	}
+	// On the group keys' side, strings' extremes and distinct counts fold too, as share rows per row.
 	suffix := ""
 	if strings.HasSuffix(spec.Schema[keys[0]].Name, "1") {
 		suffix = "1"
@@ -64,41 +68,49 @@ func groupAggsOf(spec *Spec, keys []int) ([]GroupAgg, []exec.Agg, []expr.Expr, c
 // output (the same rows in the same order: the groups must come out in order of first appearance) and, as a
 // multiset, against summarize over the nested-loop oracle: for every kind that forms pairs, every input shape
 // (nulls, ties, skew, empty sides, string, multi-column, real and datetime keys), group keys on either side,
-// both build sides, every batch size, and the partitioned probe both off and forced on.
+// both build sides, every batch size, and the partitioned probe both off and forced on; with the groups folded
+// in place (group_fold.go) and with share rows per row (string and distinct-count aggregates, or forced).
 func TestGroupAggregateMatchesSummarize(t *testing.T) {
 	eachKindCase(t, cases(), 5000, func(t *testing.T, c pair, kind Kind, spec *Spec, lt, rt *column.Table) {
 		if l, r := kind.sides(); l.semi || l.anti || r.semi || r.anti {
 			return
 		}
-		for _, names := range groupChoices {
-			var keys []int
-			for _, n := range names {
-				keys = append(keys, spec.Schema.Index(n))
-			}
-			ga, ea, ke, schema := groupAggsOf(spec, keys)
-			oracle := exec.NewSummarize(NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)),
-				schema, ke, ea, memory.NewBudget(0))
-			multiset, _ := rowsOf(t, oracle)
-			for _, size := range batchSizes {
-				for _, buildLeft := range []bool{false, true} {
-					want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0)),
-						schema, ke, ea, memory.NewBudget(0)))
-					for _, radix := range []uint{0, 2} {
-						a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
-						if err != nil {
-							t.Fatal(err)
-						}
-						a.h.radixBits, a.h.radixWindow, a.h.radixMinWindow = radix, 64, 1
-						op := a.Combine(schema, memory.NewBudget(0))
-						got := orderedRows(t, op)
-						if !slices.Equal(got, want) {
-							t.Fatalf("by %v batch=%d buildLeft=%v radix=%d:\ngot  %v\nwant %v", names, size, buildLeft, radix, head(got), head(want))
-						}
-						if size == 7 && radix == 0 {
-							a, _ := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
+		for _, mode := range []string{"folded", "shares", "forced shares"} {
+			for _, names := range groupChoices {
+				var keys []int
+				for _, n := range names {
+					keys = append(keys, spec.Schema.Index(n))
+				}
+				ga, ea, ke, schema := groupAggsOf(spec, keys, mode != "shares")
+				oracle := exec.NewSummarize(NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)),
+					schema, ke, ea, memory.NewBudget(0))
+				multiset, _ := rowsOf(t, oracle)
+				for _, size := range batchSizes {
+					for _, buildLeft := range []bool{false, true} {
+						want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0)),
+							schema, ke, ea, memory.NewBudget(0)))
+						for _, radix := range []uint{0, 2} {
+							a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
+							if err != nil {
+								t.Fatal(err)
+							}
+							a.h.radixBits, a.h.radixWindow, a.h.radixMinWindow = radix, 64, 1
+							a.shareRowsOnly = mode == "forced shares"
 							op := a.Combine(schema, memory.NewBudget(0))
-							if got, _ := rowsOf(t, op); !slices.Equal(got, multiset) {
-								t.Fatalf("by %v buildLeft=%v: %v, summarize over the oracle %v", names, buildLeft, head(got), head(multiset))
+							got := orderedRows(t, op)
+							if !slices.Equal(got, want) {
+								t.Fatalf("%s by %v batch=%d buildLeft=%v radix=%d:\ngot  %v\nwant %v", mode, names, size, buildLeft, radix, head(got), head(want))
+							}
+							if a.foldedGroups != (mode == "folded") || a.grouped() != (mode == "folded") {
+								t.Fatalf("%s by %v: groups folded in place %v, passed through as the result %v", mode, names, a.foldedGroups, a.grouped())
+							}
+							if size == 7 && radix == 0 {
+								a, _ := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
+								a.shareRowsOnly = mode == "forced shares"
+								op := a.Combine(schema, memory.NewBudget(0))
+								if got, _ := rowsOf(t, op); !slices.Equal(got, multiset) {
+									t.Fatalf("%s by %v buildLeft=%v: %v, summarize over the oracle %v", mode, names, buildLeft, head(got), head(multiset))
+								}
 							}
 						}
 					}
@@ -132,18 +144,20 @@ func TestGroupAggregateWraps(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, by := range []string{"id", "id1"} {
-			keys := []int{spec.Schema.Index(by)}
-			ga, ea, ke, schema := groupAggsOf(spec, keys)
-			for _, buildLeft := range []bool{false, true} {
-				want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0)),
-					schema, ke, ea, memory.NewBudget(0)))
-				a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0), keys, ga)
-				if err != nil {
-					t.Fatal(err)
-				}
-				op := a.Combine(schema, memory.NewBudget(0))
-				if got := orderedRows(t, op); !slices.Equal(got, want) {
-					t.Fatalf("%s by %s buildLeft=%v:\ngot  %v\nwant %v", kind, by, buildLeft, got, want)
+			for _, folded := range []bool{false, true} {
+				keys := []int{spec.Schema.Index(by)}
+				ga, ea, ke, schema := groupAggsOf(spec, keys, folded)
+				for _, buildLeft := range []bool{false, true} {
+					want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0)),
+						schema, ke, ea, memory.NewBudget(0)))
+					a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0), keys, ga)
+					if err != nil {
+						t.Fatal(err)
+					}
+					op := a.Combine(schema, memory.NewBudget(0))
+					if got := orderedRows(t, op); !slices.Equal(got, want) {
+						t.Fatalf("%s by %s buildLeft=%v folded=%v:\ngot  %v\nwant %v", kind, by, buildLeft, folded, got, want)
+					}
 				}
 			}
 		}
@@ -195,35 +209,119 @@ func TestGroupAggregateSpills(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, by := range []string{"id", "id1"} {
-				keys := []int{spec.Schema.Index(by)}
-				ga, _, _, schema := groupAggsOf(spec, keys)
-				run := func(budget int64) ([]string, int64) {
-					a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 100}, &tableOp{t: rt, size: 100}, buildLeft, memory.NewBudget(budget), keys, ga)
-					if err != nil {
-						t.Fatal(err)
+				for _, folded := range []bool{false, true} {
+					keys := []int{spec.Schema.Index(by)}
+					ga, _, _, schema := groupAggsOf(spec, keys, folded)
+					run := func(budget int64) ([]string, int64) {
+						a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 100}, &tableOp{t: rt, size: 100}, buildLeft, memory.NewBudget(budget), keys, ga)
+						if err != nil {
+							t.Fatal(err)
+						}
+						s := a.Combine(schema, a.h.budget)
+						d := &trace.Details{}
+						s.ReportTo(d)
+						tab, err := exec.Materialize(ctx, s)
+						if err != nil {
+							t.Fatalf("%s by %s buildLeft=%v budget %d (seed %d): %v", kind, by, buildLeft, budget, seed, err)
+						}
+						var rows []string
+						for i := 0; i < tab.N; i++ {
+							var row []any
+							for _, c := range tab.Cols {
+								row = append(row, c.Value(i))
+							}
+							rows = append(rows, fmt.Sprint(row...))
+						}
+						return rows, d.Int("summarize_spills")
 					}
-					s := a.Combine(schema, a.h.budget)
-					d := &trace.Details{}
-					s.ReportTo(d)
-					tab, err := exec.Materialize(ctx, s)
-					if err != nil {
-						t.Fatalf("%s by %s buildLeft=%v budget %d (seed %d): %v", kind, by, buildLeft, budget, seed, err)
+					want, _ := run(0)
+					got, spills := run(256 << 10)
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s by %s buildLeft=%v folded=%v (seed %d): spilled answer differs: %v, in memory %v", kind, by, buildLeft, folded, seed, head(got), head(want))
 					}
-					var rows []string
-					for i := 0; i < tab.N; i++ {
-						rows = append(rows, fmt.Sprint(tab.Cols[0].Value(i), tab.Cols[1].Value(i), tab.Cols[2].Value(i), tab.Cols[5].Value(i)))
+					if spills == 0 && len(want) > 1000 {
+						t.Errorf("%s by %s buildLeft=%v: %d groups did not spill", kind, by, buildLeft, len(want))
 					}
-					return rows, d.Int("summarize_spills")
-				}
-				want, _ := run(0)
-				got, spills := run(256 << 10)
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s by %s buildLeft=%v (seed %d): spilled answer differs: %v, in memory %v", kind, by, buildLeft, seed, head(got), head(want))
-				}
-				if spills == 0 && len(want) > 1000 {
-					t.Errorf("%s by %s buildLeft=%v: %d groups did not spill", kind, by, buildLeft, len(want))
 				}
 			}
 		}
 	}
+}
+
+// TestGroupAggregateFoldOverBudget checks the way back from groups folded in place to share rows per row: the
+// groups refused at the build (build-side groups) or in the middle of the probe side (probe-side groups, whose
+// groups so far go out first) must give the unbounded answer, in its order. The refusal comes from budgets
+// from tight to ample (one too small for the hash join's own table may fail the query, never change its
+// answer) and, to reach every point, from the test knob foldCap, at its first group, its second, and later.
+func TestGroupAggregateFoldOverBudget(t *testing.T) {
+	seed := uint64(91)
+	r := rand.New(rand.NewPCG(seed, seed))
+	lt := genTable(r, shape{name: "left", rows: 1500, domain: 300, keyType: column.Long, nullRate: 0.1}, "L")
+	rt := genTable(r, shape{name: "right", rows: 2500, domain: 300, keyType: column.Long, nullRate: 0.1}, "R")
+	space := spill.NewSpace(spill.Memory)
+	defer space.Close()
+	ctx := spill.WithSpace(context.Background(), space)
+	budgetRefusals := 0
+	for _, kind := range []Kind{Inner, LeftOuter, RightOuter, FullOuter} {
+		spec, err := NewSpec(kind, lt.Schema, rt.Schema, []int{0}, []int{0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, by := range []string{"id", "id1", "v", "v1"} {
+			keys := []int{spec.Schema.Index(by)}
+			ga, ea, ke, schema := groupAggsOf(spec, keys, true)
+			for _, buildLeft := range []bool{false, true} {
+				want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0)),
+					schema, ke, ea, memory.NewBudget(0)))
+				run := func(budget int64, foldCap int) (*GroupAggregate, bool) {
+					a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(budget), keys, ga)
+					if err != nil {
+						t.Fatal(err)
+					}
+					a.foldCap = foldCap
+					tab, err := exec.Materialize(ctx, a.Combine(schema, a.h.budget))
+					if err != nil {
+						return a, false // the hash join's table is over the budget
+					}
+					if got := renderedRows(tab); !slices.Equal(got, want) {
+						t.Fatalf("%s by %s buildLeft=%v budget %d cap %d (seed %d):\ngot  %v\nwant %v", kind, by, buildLeft, budget, foldCap, seed, head(got), head(want))
+					}
+					return a, true
+				}
+				for budget := int64(32 << 10); budget <= 2<<20; budget += budget / 8 {
+					if a, ok := run(budget, 0); ok && a.refused {
+						budgetRefusals++
+					}
+				}
+				for _, foldCap := range []int{1, 2, 3, 40, 250} {
+					if a, _ := run(0, foldCap); !a.refused && len(want) > foldCap {
+						t.Errorf("%s by %s buildLeft=%v: %d groups, none refused past %d", kind, by, buildLeft, len(want), foldCap)
+					}
+				}
+			}
+		}
+	}
+	if budgetRefusals == 0 {
+		t.Errorf("no budget refused a folded group")
+	}
+}
+
+// renderedRows renders tab's rows as orderedRows does.
+func renderedRows(tab *column.Table) []string {
+	rows := make([]string, tab.N)
+	for r := range rows {
+		var b strings.Builder
+		for c, v := range tab.Cols {
+			if c > 0 {
+				b.WriteString("|")
+			}
+			if v.IsNull(r) {
+				b.WriteString("∅")
+			} else {
+				fmt.Fprint(&b, v.Value(r).Int, v.Value(r).Real, v.Value(r).Str)
+			}
+		}
+		rows[r] = b.String()
+	}
+	return rows
 }

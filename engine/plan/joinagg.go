@@ -23,7 +23,9 @@ import (
 // count() and sum, min and max of plain int64-stored columns of either side, becomes a joinGroupAggNode: the
 // join emits, without forming a pair, one share row per row of the keys' side (join.GroupAggregate: the other
 // side summarised per join key), and a summarize combines the shares per group — with its own group table,
-// budget and spill — into the same groups, in the same order, as the summarize over the join's output.
+// budget and spill — into the same groups, in the same order, as the summarize over the join's output. When
+// the aggregates allow, the join folds the shares into their groups itself and its one share row per group is
+// the result (join.GroupCombine).
 func aggregateJoins(root Node) Node {
 	return transform(root, func(n Node) Node {
 		s, ok := n.(*summarizeNode)
