@@ -24,8 +24,9 @@ import (
 // its output rows; for build-side groups the place of its first output row (rank), which orders the groups as
 // the join's output would; and per aggregate but count a value and the count of values taken (a value with
 // none is null). A chunk's rows update the groups one aggregate at a time: the first loop brings the lines
-// into the cache, and the others find them there. Every group is grown on the budget by exec.Groups before it exists; a refusal sends
-// the GroupAggregate back to share rows per row, which the summarize spills (see GroupAggregate.dropFold).
+// into the cache, and the others find them there. Every group is grown on the budget by exec.Groups before it
+// exists; a refusal sends the GroupAggregate back to share rows per row, which the summarize spills (see
+// GroupAggregate.dropFold).
 //
 // Only count and the sums, mins and maxes of int64-stored columns fold here (denseFolds); a distinct count
 // or a string's extreme keeps the share rows.
