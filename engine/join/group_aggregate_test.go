@@ -305,23 +305,3 @@ func TestGroupAggregateFoldOverBudget(t *testing.T) {
 		t.Errorf("no budget refused a folded group")
 	}
 }
-
-// renderedRows renders tab's rows as orderedRows does.
-func renderedRows(tab *column.Table) []string {
-	rows := make([]string, tab.N)
-	for r := range rows {
-		var b strings.Builder
-		for c, v := range tab.Cols {
-			if c > 0 {
-				b.WriteString("|")
-			}
-			if v.IsNull(r) {
-				b.WriteString("∅")
-			} else {
-				fmt.Fprint(&b, v.Value(r).Int, v.Value(r).Real, v.Value(r).Str)
-			}
-		}
-		rows[r] = b.String()
-	}
-	return rows
-}

@@ -20,22 +20,7 @@ func orderedRows(t *testing.T, op exec.Operator) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := make([]string, tab.N)
-	for r := 0; r < tab.N; r++ {
-		var b strings.Builder
-		for c, v := range tab.Cols { // as rowsOf renders them
-			if c > 0 {
-				b.WriteString("|")
-			}
-			if v.IsNull(r) {
-				b.WriteString("∅")
-			} else {
-				fmt.Fprint(&b, v.Value(r).Int, v.Value(r).Real, v.Value(r).Str)
-			}
-		}
-		rows[r] = b.String()
-	}
-	return rows
+	return renderedRows(tab)
 }
 
 // TestHashRadixMatchesNestedLoop runs the hash join's oracle test with the partitioned lookup forced on small

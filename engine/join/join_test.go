@@ -102,8 +102,15 @@ func rowsOf(t *testing.T, op exec.Operator) ([]string, column.Schema) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rows := renderedRows(tab)
+	slices.Sort(rows)
+	return rows, tab.Schema
+}
+
+// renderedRows renders tab's rows as text, in order: the form every oracle test here compares.
+func renderedRows(tab *column.Table) []string {
 	rows := make([]string, tab.N)
-	for r := 0; r < tab.N; r++ {
+	for r := range rows {
 		var b strings.Builder
 		for c, v := range tab.Cols {
 			if c > 0 {
@@ -117,8 +124,7 @@ func rowsOf(t *testing.T, op exec.Operator) ([]string, column.Schema) {
 		}
 		rows[r] = b.String()
 	}
-	slices.Sort(rows)
-	return rows, tab.Schema
+	return rows
 }
 
 type pair struct{ left, right shape }
