@@ -276,9 +276,7 @@ func (h *Hash) index() error {
 		k := keys[0]
 		if bits := h.partitionBits(size, h.ints.Shift()); bits > 0 {
 			if rows, ikeys, ok := h.buildOrder(keys, unique, bits, true); ok {
-				for j, r := range rows {
-					h.next[r] = chainNext(h.ints.Push(ikeys[j], r, unique))
-				}
+				h.ints.PushTo(ikeys, rows, unique, h.next)
 				h.releaseBuildOrder()
 				return nil
 			}
@@ -288,7 +286,7 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			h.next[i] = chainNext(h.ints.Push(k.Ints[i], int32(i), unique))
+			h.next[i] = h.ints.Push(k.Ints[i], int32(i), unique)
 		}
 		return nil
 	}
@@ -303,7 +301,7 @@ func (h *Hash) index() error {
 		if bits := h.partitionBits(size, h.strs.Shift()); bits > 0 {
 			if rows, _, ok := h.buildOrder(keys, unique, bits, false); ok {
 				for _, r := range rows {
-					h.next[r] = chainNext(h.strs.Push(k.Strs[r], r, unique))
+					h.next[r] = h.strs.Push(k.Strs[r], r, unique)
 				}
 				h.releaseBuildOrder()
 				return nil
@@ -314,7 +312,7 @@ func (h *Hash) index() error {
 				h.next[i] = -1
 				continue
 			}
-			h.next[i] = chainNext(h.strs.Push(k.Strs[i], int32(i), unique))
+			h.next[i] = h.strs.Push(k.Strs[i], int32(i), unique)
 		}
 		return nil
 	}
@@ -336,14 +334,15 @@ func (h *Hash) index() error {
 			h.next[i] = -1
 			continue
 		}
-		h.next[i] = chainNext(h.strs.Push(strs[i-lo], int32(i), unique))
+		h.next[i] = h.strs.Push(strs[i-lo], int32(i), unique)
 	}
 	return nil
 }
 
 // notIndexed marks in next a build row a unique build left out of the table (its key's first row is there):
-// no chain holds it.
-const notIndexed = -2
+// no chain holds it. It is what a key map's Push returns for such a row, so next takes Push's answer as it is:
+// the old chain head (-1 for none) as the row's next, or this.
+const notIndexed = keymap.Kept
 
 // encodeChunkRows is how many build rows' encoded keys are made at once: enough to amortise the allocation,
 // few enough that the chunk stays in cache.

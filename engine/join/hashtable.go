@@ -21,16 +21,6 @@ const chainMore = keymap.More
 // maxBuildRows bounds the rows a hash table indexes, so a row number never reaches the chainMore bit.
 const maxBuildRows = keymap.MaxValue
 
-// chainNext is what next[row] holds once row was pushed onto its key's chain by a key map's Push, old being
-// what Push returned: the chain's old head (-1 for none) becomes row's next, and a row a unique build kept out
-// (keymap.Kept) is notIndexed.
-func chainNext(old int32) int32 {
-	if old == keymap.Kept {
-		return notIndexed
-	}
-	return old
-}
-
 // newStrTable makes the key map of n build rows whose keys are rowKeys: one string column's values are read
 // back as they are for a full compare; an encoded key is re-encoded from its build row, in a buffer of the
 // map's own.

@@ -150,3 +150,40 @@ func TestIntsHomeIsTopBits(t *testing.T) {
 		t.Fatalf("%d of %d keys outside their partition's run", outside, n)
 	}
 }
+
+// TestPushToIsPush holds PushTo to Push key by key: over keys with repeats (and a map too small to hold them
+// apart), with and without keep, the two maps find the same values and every key's answer is the same.
+func TestPushToIsPush(t *testing.T) {
+	const seed = 21
+	t.Logf("seed=%d", seed)
+	r := rand.New(rand.NewPCG(seed, seed))
+	for _, keep := range []bool{false, true} {
+		for _, n := range []int{0, 1, 3, 4, 5, 100, 1000} {
+			keys := make([]int64, n)
+			vals := make([]int32, n)
+			for j := range keys {
+				keys[j] = int64(r.IntN(n/2+1)) * 1 << 40
+				vals[j] = int32(n - 1 - j) // the hash join pushes rows backwards
+			}
+			one, all := NewInts(n), NewInts(n)
+			want, got := make([]int32, n), make([]int32, n)
+			for j, k := range keys {
+				want[vals[j]] = one.Push(k, vals[j], keep)
+			}
+			all.PushTo(keys, vals, keep, got)
+			if all.Len() != one.Len() {
+				t.Fatalf("keep %v, %d keys: PushTo holds %d keys, Push %d", keep, n, all.Len(), one.Len())
+			}
+			for v := range want {
+				if got[v] != want[v] {
+					t.Fatalf("keep %v, %d keys: value %d: PushTo gave %d, Push %d", keep, n, v, got[v], want[v])
+				}
+			}
+			for _, k := range keys {
+				if a, b := all.Find(k), one.Find(k); a != b {
+					t.Fatalf("keep %v, %d keys: Find(%d) %d after PushTo, %d after Push", keep, n, k, a, b)
+				}
+			}
+		}
+	}
+}
