@@ -213,7 +213,7 @@ func (v *Vector) Gather(idx []int32) *Vector {
 	var extends bool
 	switch v.Type.storage() {
 	case ints:
-		out.Ints, extends = gatherInts(v.Ints, idx)
+		out.Ints, extends = gather(v.Ints, idx)
 	case reals:
 		out.Reals, extends = gather(v.Reals, idx)
 	case strs:

@@ -673,8 +673,9 @@ func (h *Hash) joinRows(pidx, bidx []int32) (_, _ []int32, full bool) {
 			k := len(pidx)
 			pi, bi := pidx[:cap(pidx)], bidx[:cap(bidx)]
 			bi = bi[:len(pi)]
-			// Four rows a turn while all four heads are single rows or misses: under js/wasm each turn of a
-			// loop is a dispatch on the function's blocks (see column.gatherInts), dearer than the pair itself.
+			// Four rows a turn while all four heads are single rows or misses. The Go compiler's js/wasm code
+			// takes every jump (a loop's back-edge, a skipped if) through a dispatch on a table of the
+			// function's blocks, dearer than the pair itself (BenchmarkJoinRows).
 			for lim := min(maxOut, len(pi)); prow+4 <= n && k+4 <= lim; prow += 4 {
 				hs := heads[prow : prow+4 : prow+4]
 				h0, h1, h2, h3 := hs[0], hs[1], hs[2], hs[3]

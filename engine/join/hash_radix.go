@@ -245,22 +245,10 @@ func (h *Hash) sortWindow(rows int) {
 		nulls := keys[0].HasNulls() || len(keys) > 1
 		skip := w.skips[i]
 		ints, strs := keys[0].Ints, w.strs[i] // read only at rows with a key
-		// Every row has a key: no test per row, and four rows a turn (as joinRows' loop, for js/wasm).
+		// Every row has a key: no test per row.
 		if isInt && !nulls && skip == nil {
-			ints := ints[:len(part)]
-			r := 0
-			for ; r+4 <= len(part); r += 4 {
-				k, pt := ints[r:r+4:r+4], part[r:r+4:r+4]
-				p0, p1 := keymap.IntHash(k[0])>>shift, keymap.IntHash(k[1])>>shift
-				p2, p3 := keymap.IntHash(k[2])>>shift, keymap.IntHash(k[3])>>shift
-				pt[0], pt[1], pt[2], pt[3] = uint16(p0), uint16(p1), uint16(p2), uint16(p3)
-				counts[p0]++
-				counts[p1]++
-				counts[p2]++
-				counts[p3]++
-			}
-			for ; r < len(part); r++ {
-				p := keymap.IntHash(ints[r]) >> shift
+			for r, k := range ints[:len(part)] {
+				p := keymap.IntHash(k) >> shift
 				part[r] = uint16(p)
 				counts[p]++
 			}
@@ -306,28 +294,11 @@ func (h *Hash) sortWindow(rows int) {
 		// As above, every row has a key.
 		if isInt && !w.keys[i][0].HasNulls() && len(w.keys[i]) == 1 && w.skips[i] == nil {
 			ints = ints[:len(part)]
-			r := 0
-			for ; r+4 <= len(part); r += 4 {
-				pt, k := part[r:r+4:r+4], ints[r:r+4:r+4]
-				row := int32(base + r)
-				at := counts[pt[0]]
-				counts[pt[0]]++
-				order[at], ikeys[at] = row, k[0]
-				at = counts[pt[1]]
-				counts[pt[1]]++
-				order[at], ikeys[at] = row+1, k[1]
-				at = counts[pt[2]]
-				counts[pt[2]]++
-				order[at], ikeys[at] = row+2, k[2]
-				at = counts[pt[3]]
-				counts[pt[3]]++
-				order[at], ikeys[at] = row+3, k[3]
-			}
-			for ; r < len(part); r++ {
-				p := part[r]
+			for r, p := range part {
 				at := counts[p]
 				counts[p]++
-				order[at], ikeys[at] = int32(base+r), ints[r]
+				order[at] = int32(base + r)
+				ikeys[at] = ints[r]
 			}
 			continue
 		}

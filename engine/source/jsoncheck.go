@@ -121,21 +121,20 @@ func checkValue(d []byte, i int, big *string) (int, bool) {
 					*big = outOfRange(d[start:i])
 				}
 				state = ended
-			case b == '{':
-				if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
+			case b == '{' || b == '[':
+				obj, closing := b == '{', byte(']')
+				if obj {
+					closing = '}'
+				}
+				if i = skipSpace(d, i+1); i < len(d) && d[i] == closing {
 					i++
 					state = ended
 					break
 				}
-				open = append(open, true)
-				state = wantKey
-			case b == '[':
-				if i = skipSpace(d, i+1); i < len(d) && d[i] == ']' {
-					i++
-					state = ended
-					break
+				open = append(open, obj)
+				if obj {
+					state = wantKey
 				}
-				open = append(open, false)
 			case b == 't' || b == 'f' || b == 'n':
 				word := "null"
 				switch b {
