@@ -2,59 +2,141 @@ package exec
 
 import (
 	"context"
+	"errors"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
+	"github.com/joinlab/joinlab/engine/trace"
 )
 
 // Distinct streams the first row of each distinct combination of its input's columns (the planner projects
-// the listed columns first), holding one key per distinct row against the budget.
+// the listed columns first), in input order.
+//
+// It numbers its rows' keys with the summarize's group table (summarize_groups.go): a batch is looked up at
+// once, one int64 key as itself and any other key by a hash of its values confirmed by a typed compare, and the
+// rows that made a new group are the batch's first rows. Keys are equal as summarize's are: nulls equal each
+// other, -0 equals 0. Cost per row: one hash, about one slot visited, and a copy of its values when it is a
+// first row.
+//
+// Memory: each distinct row's values and its slot, grown on the budget before the row is kept. When the budget
+// refuses one, the rows seen so far have been streamed, and the rest of the distinct is a summarize by every
+// column, which spills past the budget (summarize_spill.go): its input is the distinct rows so far, in their
+// order, then every row not yet taken. Its groups come out in order of first appearance, so the first ones are
+// the rows already streamed, which are skipped, and the rest are exactly the first rows still to come.
 type Distinct struct {
-	in     Operator
-	budget *memory.Budget
-	seen   map[string]struct{}
-	buf    []byte
-	held   int64
+	in      Operator
+	schema  column.Schema
+	budget  *memory.Budget
+	details *trace.Details
+	groups  *groupTable
+	gids    []int32
+	rest    *skipRows // after a refusal: the spilling summarize, past the rows already streamed
 }
 
 func NewDistinct(in Operator, budget *memory.Budget) *Distinct {
-	return &Distinct{in: in, budget: budget, seen: map[string]struct{}{}}
+	schema := in.Schema()
+	return &Distinct{in: in, schema: schema, budget: budget, groups: newGroupTable("distinct", schemaTypes(schema), 0, budget)}
 }
 
-func (d *Distinct) Schema() column.Schema { return d.in.Schema() }
+// ReportTo makes the distinct's summarize, once it spills, add its figures to d.
+func (d *Distinct) ReportTo(details *trace.Details) { d.details = details }
+
+func (d *Distinct) Schema() column.Schema { return d.schema }
 
 func (d *Distinct) Next(ctx context.Context) (*column.Batch, error) {
-	for {
+	for d.rest == nil {
 		b, err := d.in.Next(ctx)
 		if err != nil {
 			return nil, err
 		}
 		if b == nil {
-			d.budget.Shrink(d.held)
-			d.held = 0
+			d.groups.release()
 			return nil, nil
 		}
-		idx := make([]int32, 0, b.N)
-		for r := 0; r < b.N; r++ {
-			d.buf = d.buf[:0]
-			for _, c := range b.Cols {
-				if c != nil {
-					d.buf = column.AppendKey(d.buf, c, r)
-				}
+		kv := b.Cols
+		for i, c := range kv {
+			if c == nil { // a dead column is never read: its rows all count as null
+				kv = append([]*column.Vector(nil), kv...)
+				kv[i] = column.NullVector(d.schema[i].Type, b.N)
 			}
-			if _, ok := d.seen[string(d.buf)]; ok {
-				continue
-			}
-			n := int64(len(d.buf)) + groupBytes
-			if err := d.budget.Grow("distinct", n); err != nil {
+		}
+		var m int
+		d.gids, m, err = d.groups.assign(kv, b.N, d.gids)
+		if err != nil {
+			if !errors.As(err, new(*memory.ExceededError)) {
 				return nil, err
 			}
-			d.held += n
-			d.seen[string(d.buf)] = struct{}{}
-			idx = append(idx, int32(r))
+			d.overflow(b, m)
 		}
-		if len(idx) > 0 {
-			return b.Gather(idx), nil
+		if first := d.groups.created; len(first) == b.N && b.N > 0 {
+			return b, nil
+		} else if len(first) > 0 {
+			return b.Gather(first), nil
 		}
+	}
+	return d.rest.Next(ctx)
+}
+
+// overflow hands the rest of the distinct to a summarize by every column, once the budget refused the row m of
+// batch b: its input is the distinct rows so far, then b's rows from m, then the rest of the input.
+func (d *Distinct) overflow(b *column.Batch, m int) {
+	seen := column.NewBatch(d.groups.keyCols, d.groups.n)
+	d.groups.release()
+	keys := make([]expr.Expr, len(d.schema))
+	for i, f := range d.schema {
+		keys[i] = &expr.ColumnRef{Index: i, T: f.Type}
+	}
+	in := &prefixed{batches: []*column.Batch{seen, b.Slice(m, b.N)}, in: d.in, schema: d.schema}
+	s := NewSummarize(in, d.schema, keys, nil, d.budget)
+	s.ReportTo(d.details)
+	d.rest = &skipRows{in: s, n: seen.N}
+}
+
+// schemaTypes lists the types of a schema's fields.
+func schemaTypes(s column.Schema) []column.Type {
+	types := make([]column.Type, len(s))
+	for i, f := range s {
+		types[i] = f.Type
+	}
+	return types
+}
+
+// prefixed streams its batches, then in's.
+type prefixed struct {
+	batches []*column.Batch
+	in      Operator
+	schema  column.Schema
+}
+
+func (p *prefixed) Schema() column.Schema { return p.schema }
+
+func (p *prefixed) Next(ctx context.Context) (*column.Batch, error) {
+	if len(p.batches) > 0 {
+		b := p.batches[0]
+		p.batches[0], p.batches = nil, p.batches[1:]
+		return b, nil
+	}
+	return p.in.Next(ctx)
+}
+
+// skipRows streams in's rows after its first n.
+type skipRows struct {
+	in Operator
+	n  int
+}
+
+func (s *skipRows) Next(ctx context.Context) (*column.Batch, error) {
+	for {
+		b, err := s.in.Next(ctx)
+		if err != nil || b == nil || s.n == 0 {
+			return b, err
+		}
+		if b.N <= s.n {
+			s.n -= b.N
+			continue
+		}
+		b, s.n = b.Slice(s.n, b.N), 0
+		return b, nil
 	}
 }

@@ -106,7 +106,7 @@ func (s *Summarize) run(ctx context.Context) error {
 	for i, k := range s.keys {
 		types[i] = k.Type()
 	}
-	gt := newGroupTable(types, stateBytes, s.budget)
+	gt := newGroupTable("summarize", types, stateBytes, s.budget)
 	s.groups = gt
 	addGroup := func() {
 		for _, st := range s.states {

@@ -15,6 +15,7 @@ import (
 // group's key and state is grown on the budget before the group exists, and so is each doubling of the map.
 type groupTable struct {
 	budget   *memory.Budget
+	holder   string // what the budget's refusals name: the operator the table serves
 	perGroup int64 // a group's share of the table and its aggregates' states, beyond its key
 	held     int64
 	keyCols  []*column.Vector
@@ -27,9 +28,9 @@ type groupTable struct {
 }
 
 // newGroupTable makes the table for keys of the given types, charging each group stateBytes for its aggregates' states on top of
-// its key and its first row's number (the tables' slots are charged as they double).
-func newGroupTable(types []column.Type, stateBytes int64, budget *memory.Budget) *groupTable {
-	t := &groupTable{budget: budget, perGroup: stateBytes + 8, nullID: -1}
+// its key and its first row's number (the tables' slots are charged as they double), in holder's name.
+func newGroupTable(holder string, types []column.Type, stateBytes int64, budget *memory.Budget) *groupTable {
+	t := &groupTable{budget: budget, holder: holder, perGroup: stateBytes + 8, nullID: -1}
 	for _, typ := range types {
 		t.keyCols = append(t.keyCols, column.NewVector(typ, 0))
 	}
@@ -118,7 +119,7 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 // grow reserves a new group of a key of keyBytes.
 func (t *groupTable) grow(keyBytes int64) error {
 	n := keyBytes + t.perGroup
-	if err := t.budget.Grow("summarize", n); err != nil {
+	if err := t.budget.Grow(t.holder, n); err != nil {
 		return err
 	}
 	t.held += n
@@ -147,7 +148,7 @@ func (t *groupTable) resizeKeys() error {
 
 // regrow trades a map of old bytes for one of next bytes on the budget, growing it first.
 func (t *groupTable) regrow(old, next int64) error {
-	if err := t.budget.Grow("summarize", next); err != nil {
+	if err := t.budget.Grow(t.holder, next); err != nil {
 		return err
 	}
 	t.budget.Shrink(old)
@@ -179,7 +180,7 @@ type Groups struct{ t *groupTable }
 
 // NewGroups makes the groups of keys of the given types, charging each group stateBytes for its states.
 func NewGroups(types []column.Type, stateBytes int64, budget *memory.Budget) *Groups {
-	return &Groups{t: newGroupTable(types, stateBytes, budget)}
+	return &Groups{t: newGroupTable("summarize", types, stateBytes, budget)}
 }
 
 // Assign sets gids[r] to the group of each of the n rows with key values kv, making groups for new keys; a

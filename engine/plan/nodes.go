@@ -256,7 +256,9 @@ func (n *distinctNode) rows() float64        { return n.in.rows() * 0.5 }
 func (n *distinctNode) logical() string      { return "distinct " + names(n.schema) }
 func (n *distinctNode) physical() string     { return "hash distinct " + names(n.schema) }
 func (n *distinctNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
-	return exec.NewDistinct(c[0], env.Budget), nil
+	d := exec.NewDistinct(c[0], env.Budget)
+	d.ReportTo(env.Details)
+	return d, nil
 }
 
 // countNode counts.
