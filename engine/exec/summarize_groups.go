@@ -16,7 +16,7 @@ import (
 type groupTable struct {
 	budget   *memory.Budget
 	holder   string // what the budget's refusals name: the operator the table serves
-	perGroup int64 // a group's share of the table and its aggregates' states, beyond its key
+	perGroup int64  // a group's share of the table and its aggregates' states, beyond its key
 	held     int64
 	keyCols  []*column.Vector
 	n        int
