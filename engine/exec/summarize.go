@@ -79,6 +79,7 @@ func (s *Summarize) Next(ctx context.Context) (*column.Batch, error) {
 		s.budget.Shrink(s.held)
 		s.held = 0
 		s.groups.release()
+		s.releaseDcounts()
 		return nil, nil
 	}
 	hi := min(s.pos+outBatchRows, s.out.N)
@@ -98,7 +99,7 @@ func (s *Summarize) run(ctx context.Context) error {
 	s.states = nil
 	var stateBytes int64
 	for _, a := range s.aggs {
-		st := newAggStates(a)
+		st := newAggStates(a, s.budget)
 		s.states = append(s.states, st)
 		stateBytes += st.groupBytes()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
@@ -118,6 +117,7 @@ func (s *Summarize) overflow(ctx context.Context, err error) error {
 	sp.part = partition.Partitioner{Seed: partition.LevelSeed(aggSeed, s.level), Fanout: fan}
 	s.budget.Shrink(s.held) // the caller flushes the groups before it writes another row
 	s.held = 0
+	s.releaseDcounts()
 	sp.held = int64(fan) * int64(sp.page)
 	if gerr := s.budget.Grow("summarize spill", sp.held); gerr != nil {
 		return fmt.Errorf("summarize: %d partitions of %s pages: %w", fan, memory.Bytes(int64(sp.page)), gerr)
@@ -158,21 +158,20 @@ func (sp *aggSpill) flush(keyCols []*column.Vector, firsts []int64) error {
 	cols := sp.newPartial(len(firsts))
 	k := len(sp.s.keys)
 	n := 0
-	var seen [][]string
+	values := make([][][]string, len(sp.s.aggs)) // per dcount, per group its distinct values
+	for i, st := range sp.s.states {
+		if st.distinct != nil {
+			values[i] = st.distinct.values(len(firsts))
+		}
+	}
+	seen := make([][]string, len(sp.s.aggs))
 	for g := range firsts {
 		rows := 1
-		seen = seen[:0]
-		for i, a := range sp.s.aggs {
-			var vs []string
-			if a.Func == "dcount" {
-				vs = make([]string, 0, len(sp.s.states[i].seen[g]))
-				for v := range sp.s.states[i].seen[g] {
-					vs = append(vs, v)
-				}
-				slices.Sort(vs)
-				rows = max(rows, len(vs))
+		for i := range sp.s.aggs {
+			if values[i] != nil {
+				seen[i] = values[i][g]
+				rows = max(rows, len(seen[i]))
 			}
-			seen = append(seen, vs)
 		}
 		for j := range rows {
 			for c := range k {

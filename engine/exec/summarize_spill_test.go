@@ -128,14 +128,15 @@ func TestSummarizeSpills(t *testing.T) {
 	}
 }
 
-// TestSummarizeKeyCollisions: with every key hashed alike (keyHashMask), groups are told apart by the typed
-// compare alone, which must agree with the oracle's encoded keys on nulls, -0 and 0, NaN, strings and several
+// TestSummarizeKeyCollisions: with every key hashed alike (keyHashMask), groups (and a dcount's values) are
+// told apart by the typed compare alone, which must agree with the oracle's encoded keys on nulls, -0 and 0, NaN, strings and several
 // columns, for every batch size.
 func TestSummarizeKeyCollisions(t *testing.T) {
 	defer func(m uint64) { keyHashMask = m }(keyHashMask)
 	keyHashMask = 0xC000000000000000 // four hashes, one of them shared by most keys
 	tab := aggTable(11, 700, 40)
-	aggs := []Agg{{Func: "count", Type: column.Long}, {Func: "sum", Arg: ref(2, column.Long), Type: column.Long}}
+	aggs := []Agg{{Func: "count", Type: column.Long}, {Func: "sum", Arg: ref(2, column.Long), Type: column.Long},
+		{Func: "dcount", Arg: ref(3, column.Real), Type: column.Long}, {Func: "dcount", Arg: ref(4, column.String), Type: column.Long}}
 	for name, keys := range map[string][]expr.Expr{
 		"r":       {ref(3, column.Real)},
 		"s":       {ref(4, column.String)},
@@ -146,7 +147,8 @@ func TestSummarizeKeyCollisions(t *testing.T) {
 		for _, k := range keys {
 			schema = append(schema, column.Field{Name: "k", Type: k.Type()})
 		}
-		schema = append(schema, column.Field{Name: "n", Type: column.Long}, column.Field{Name: "s", Type: column.Long})
+		schema = append(schema, column.Field{Name: "n", Type: column.Long}, column.Field{Name: "s", Type: column.Long},
+			column.Field{Name: "dr", Type: column.Long}, column.Field{Name: "ds", Type: column.Long})
 		want := oracleSummarize(tab, keys, aggs)
 		for _, size := range []int{1, 7, 50, 700} {
 			got, err := drainAll(context.Background(), NewSummarize(&batches{t: tab, size: size}, schema, keys, aggs, memory.NewBudget(0)))

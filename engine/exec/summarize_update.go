@@ -8,6 +8,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/memory"
 )
 
 // aggStates is one aggregate's running state for every group, column-wise: group g's state is entry g of the
@@ -18,7 +19,7 @@ import (
 //	sum of long, timespan        i           sum of real or dynamic, avg   f, n
 //	min, max of long, datetime,  i           min, max of real              f, n
 //	  timespan                               min, max of string            s, n
-//	min, max of bool, dynamic    v, n        dcount                        seen
+//	min, max of bool, dynamic    v, n        dcount                        n, distinct
 //
 // n counts the group's non-null values (its rows for count): a group with none has a null sum, min, max, avg.
 // The int64 states keep their count beside the value, i[2g] the value and i[2g+1] the count, so an update
@@ -31,15 +32,18 @@ type aggStates struct {
 	f    []float64
 	s    []string
 	v    []column.Value
-	seen []map[string]struct{}
+	// distinct is a dcount's table of (group, value) pairs (summarize_dcount.go); its n counts them per group.
+	distinct *dcountState
 	// layout is the slice the value lives in: 'i', 'f', 's', 'v', or 0 (count, dcount).
 	layout byte
 }
 
-func newAggStates(a Agg) *aggStates {
+func newAggStates(a Agg, budget *memory.Budget) *aggStates {
 	st := &aggStates{a: a}
 	switch {
-	case a.Func == "count" || a.Func == "dcount":
+	case a.Func == "dcount":
+		st.distinct = newDcountState(a.Arg.Type(), budget)
+	case a.Func == "count":
 	case a.Func == "avg" || a.Type == column.Real:
 		st.layout = 'f'
 	case isIntKey(a.Type):
@@ -52,9 +56,9 @@ func newAggStates(a Agg) *aggStates {
 	return st
 }
 
-// groupBytes is the memory one group's state takes in st's slices (a dcount's values are charged as they come).
+// groupBytes is the memory one group's state takes in st's slices (a dcount's pairs are charged as they come).
 func (st *aggStates) groupBytes() int64 {
-	n := int64(8) // n, or a dcount's map
+	n := int64(8) // n
 	switch st.layout {
 	case 'i', 'f':
 		n += 8
@@ -69,9 +73,6 @@ func (st *aggStates) groupBytes() int64 {
 // add appends a zero state for a new group.
 func (st *aggStates) add() {
 	switch {
-	case st.a.Func == "dcount":
-		st.seen = append(st.seen, nil)
-		return
 	case st.layout == 'i':
 		st.i = append(st.i, 0, 0)
 		return
@@ -112,7 +113,9 @@ func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
 		return len(gids), nil
 	}
 	switch {
-	case a.Func == "dcount" || v.Type == column.Dynamic || v.Type == column.Bool:
+	case a.Func == "dcount":
+		return st.dcount(v, gids)
+	case v.Type == column.Dynamic || v.Type == column.Bool:
 	case (a.Func == "sum" || a.Func == "avg") && v.Type == column.Real:
 		f, n, vals := st.f, st.n, v.Reals
 		for r, g := range gids {
@@ -322,19 +325,6 @@ func (s *Summarize) accumulate(st *aggStates, g int32, v *column.Vector, r int) 
 		if c, _ := expr.Compare(x, st.v[g]); st.n[g] == 0 || (a.Func == "min" && c < 0) || (a.Func == "max" && c > 0) {
 			st.v[g] = x
 		}
-	case "dcount":
-		if st.seen[g] == nil {
-			st.seen[g] = map[string]struct{}{}
-		}
-		k := string(column.AppendKey(nil, v, r))
-		if _, ok := st.seen[g][k]; !ok {
-			if err := s.budget.Grow("summarize dcount", int64(len(k))+groupBytes); err != nil {
-				return err
-			}
-			s.held += int64(len(k)) + groupBytes
-			st.seen[g][k] = struct{}{}
-		}
-		return nil
 	default:
 		return fmt.Errorf("summarize: unknown aggregate %s", a.Func)
 	}
@@ -349,7 +339,7 @@ func (st *aggStates) result(g int) column.Value {
 	case "count":
 		return column.Value{Type: column.Long, Int: st.n[g]}
 	case "dcount":
-		return column.Value{Type: column.Long, Int: int64(len(st.seen[g]))}
+		return column.Value{Type: column.Long, Int: st.n[g]}
 	}
 	if st.count(g) == 0 {
 		return column.Value{Type: a.Type, Null: true}
