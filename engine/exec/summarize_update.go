@@ -26,12 +26,12 @@ import (
 // touches one cache line where two slices would touch two: with a hundred thousand groups the states no
 // longer fit the L2 cache, and a row's update is a miss per line.
 type aggStates struct {
-	a    Agg
-	n    []int64
-	i    []int64 // value and count pairs (see above)
-	f    []float64
-	s    []string
-	v    []column.Value
+	a Agg
+	n []int64
+	i []int64 // value and count pairs (see above)
+	f []float64
+	s []string
+	v []column.Value
 	// distinct is a dcount's table of (group, value) pairs (summarize_dcount.go); its n counts them per group.
 	distinct *dcountState
 	// layout is the slice the value lives in: 'i', 'f', 's', 'v', or 0 (count, dcount).
