@@ -65,6 +65,7 @@ func TestDistinct(t *testing.T) {
 		"r":       {3},
 		"c":       {1},
 		"s, x":    {4, 2},
+		"g, x":    {0, 2},
 		"c, g, r": {1, 0, 3},
 		"all":     {0, 1, 2, 3, 4},
 	} {
@@ -102,7 +103,7 @@ func TestDistinctKeyCollisions(t *testing.T) {
 	defer func(m uint64) { keyHashMask = m }(keyHashMask)
 	keyHashMask = 0xC000000000000000
 	tab := aggTable(12, 800, 60)
-	for name, cols := range map[string][]int{"r": {3}, "s": {4}, "c, g, r": {1, 0, 3}} {
+	for name, cols := range map[string][]int{"r": {3}, "s": {4}, "c, g, r": {1, 0, 3}, "x, g": {2, 0}} {
 		want := oracleDistinct(tab, cols)
 		for _, size := range []int{1, 50, 800} {
 			got, err := drainAll(context.Background(), NewDistinct(&batches{t: project(tab, cols), size: size}, memory.NewBudget(0)))

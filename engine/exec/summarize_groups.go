@@ -10,9 +10,10 @@ import (
 
 // groupTable numbers a summarize's groups 0, 1, 2… in order of first appearance and keeps each group's key
 // values, in a key map (engine/keymap) from key to group. One key of long, datetime or timespan is looked up as
-// the int64 itself (keymap.Ints); any other key, or several, by the hash of its values, each candidate the
-// map offers confirmed by a typed compare with the group's key (keymap.Hashes, summarize_keygroups.go). Every
-// group's key and state is grown on the budget before the group exists, and so is each doubling of the map.
+// the int64 itself (keymap.Ints), two such keys as the pair of int64s (keymap.Pairs, a row with a null in
+// either taking the way of other keys); any other key by the hash of its values, each candidate the map offers
+// confirmed by a typed compare with the group's key (keymap.Hashes, summarize_keygroups.go). Every group's key
+// and state is grown on the budget before the group exists, and so is each doubling of the map.
 type groupTable struct {
 	budget   *memory.Budget
 	holder   string // what the budget's refusals name: the operator the table serves
@@ -22,6 +23,7 @@ type groupTable struct {
 	n        int
 	ints     *keymap.Ints   // one int key
 	nullID   int32          // the null int key's group, -1 before it appears
+	pairs    *keymap.Pairs  // two int keys, neither null
 	keys     *keymap.Hashes // any other key
 	hashes   []uint64       // the hashes of the rows of the last assign (keys)
 	created  []int32        // rows of the last assign that made a group, in order
@@ -34,9 +36,12 @@ func newGroupTable(holder string, types []column.Type, stateBytes int64, budget 
 	for _, typ := range types {
 		t.keyCols = append(t.keyCols, column.NewVector(typ, 0))
 	}
-	if len(types) == 1 && isIntKey(types[0]) {
+	switch {
+	case len(types) == 1 && isIntKey(types[0]):
 		t.ints = &keymap.Ints{}
-	} else {
+	case len(types) == 2 && isIntKey(types[0]) && isIntKey(types[1]):
+		t.pairs, t.keys = &keymap.Pairs{}, &keymap.Hashes{}
+	default:
 		t.keys = &keymap.Hashes{}
 	}
 	return t
@@ -95,25 +100,80 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 		}
 		return gids, n, nil
 	}
+	if t.pairs != nil {
+		return t.assignPairs(kv, n, gids)
+	}
 	t.hashes = hashKeys(kv, n, t.hashes)
 	for r, h := range t.hashes {
-		slot, id := findKey(t.keys, h, kv, r, t.keyCols)
-		if id < 0 {
-			if t.keys.Full() {
-				if err := t.resizeKeys(); err != nil {
-					return gids, r, err
-				}
-				slot, _ = findKey(t.keys, h, kv, r, t.keyCols)
-			}
-			if err := t.grow(keyBytes(kv, r)); err != nil {
-				return gids, r, err
-			}
-			id = t.create(kv, r)
-			t.keys.Put(slot, h, id)
+		id, err := t.assignHashed(kv, r, h)
+		if err != nil {
+			return gids, r, err
 		}
 		gids[r] = id
 	}
 	return gids, n, nil
+}
+
+// assignPairs is assign for two int keys: the batch is looked up in one loop first (FindEach), and a row
+// takes the path below only for a key with a null (the hashed way) or a key the map lacked then.
+func (t *groupTable) assignPairs(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error) {
+	a, b := kv[0], kv[1]
+	nulls := a.HasNulls() || b.HasNulls()
+	if nulls {
+		t.hashes = hashKeys(kv, n, t.hashes)
+	}
+	t.pairs.FindEach(a.Ints[:n], b.Ints[:n], gids)
+	for r := range n {
+		if nulls && (a.IsNull(r) || b.IsNull(r)) { // the stored ints of a null are no key: FindEach's answer is void
+			if gids[r], err = t.assignHashed(kv, r, t.hashes[r]); err != nil {
+				return gids, r, err
+			}
+			continue
+		}
+		if gids[r] >= 0 {
+			continue
+		}
+		x, y := a.Ints[r], b.Ints[r]
+		slot, id := t.pairs.Locate(x, y)
+		if id < 0 {
+			if t.pairs.Full() {
+				next := t.pairs.Grown()
+				if err := t.regrow(t.pairs.Bytes(), next.Bytes()); err != nil {
+					return gids, r, err
+				}
+				t.pairs = next
+				slot, _ = t.pairs.Locate(x, y)
+			}
+			if err := t.grow(16); err != nil {
+				return gids, r, err
+			}
+			id = t.create(kv, r)
+			t.pairs.Put(slot, x, y, id)
+		}
+		gids[r] = id
+	}
+	return gids, n, nil
+}
+
+// assignHashed returns the group of row r of kv, whose key hashes to h, found in the map of hashed keys or
+// made there.
+func (t *groupTable) assignHashed(kv []*column.Vector, r int, h uint64) (int32, error) {
+	slot, id := findKey(t.keys, h, kv, r, t.keyCols)
+	if id >= 0 {
+		return id, nil
+	}
+	if t.keys.Full() {
+		if err := t.resizeKeys(); err != nil {
+			return -1, err
+		}
+		slot, _ = findKey(t.keys, h, kv, r, t.keyCols)
+	}
+	if err := t.grow(keyBytes(kv, r)); err != nil {
+		return -1, err
+	}
+	id = t.create(kv, r)
+	t.keys.Put(slot, h, id)
+	return id, nil
 }
 
 // grow reserves a new group of a key of keyBytes.
@@ -171,7 +231,7 @@ func (t *groupTable) create(kv []*column.Vector, r int) int32 {
 func (t *groupTable) release() {
 	t.budget.Shrink(t.held)
 	t.held = 0
-	t.ints, t.keys = nil, nil
+	t.ints, t.pairs, t.keys = nil, nil, nil
 }
 
 // Groups numbers the groups of rows that an operator folds itself (the join aggregate), with the summarize's

@@ -84,6 +84,8 @@ func TestSummarizeSpills(t *testing.T) {
 		// the typed compare (sameKey) against the oracle's encoded keys.
 		"r":    {ref(3, column.Real)},
 		"s, x": {ref(4, column.String), ref(2, column.Long)},
+		// Two longs, both with nulls: the pair map (keymap.Pairs), a row with a null taking the hashed way.
+		"g, x": {ref(0, column.Long), ref(2, column.Long)},
 	}
 	space := spill.NewSpace(spill.Memory)
 	defer space.Close()
@@ -142,6 +144,7 @@ func TestSummarizeKeyCollisions(t *testing.T) {
 		"s":       {ref(4, column.String)},
 		"s, x":    {ref(4, column.String), ref(2, column.Long)},
 		"c, g, r": {ref(1, column.String), ref(0, column.Long), ref(3, column.Real)},
+		"x, g":    {ref(2, column.Long), ref(0, column.Long)},
 	} {
 		var schema column.Schema
 		for _, k := range keys {

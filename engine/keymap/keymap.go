@@ -1,7 +1,7 @@
 // Package keymap holds the engine's key maps: open-addressing tables from a key to an int32 value, shared by
 // the hash join (a key to the head of its chain of build rows) and by summarize (a key to its group's number).
 //
-// Three maps, one shape:
+// Four maps, one shape:
 //
 //	Ints    an int64 key; a slot is the key and its value, 16 bytes
 //	Strs    a string key (one string column, or any key encoded as a string); a slot is the key's hash tag,
@@ -9,6 +9,7 @@
 //	        keeps it and is read only to tell apart two long keys that agree on all of that
 //	Hashes  a key the owner hashes and compares itself (several typed columns); a slot is the hash and the
 //	        value, 12 bytes, and the owner confirms each candidate against the key it keeps
+//	Pairs   a key of two int64s (two long columns); a slot is both and the value, 24 bytes
 //
 // All probe linearly from a key's home slot, which is the top bits of its hash, so the keys whose hashes
 // share their top p bits live in one contiguous run of slots (bar a few that overflow into the next run): a
@@ -16,8 +17,8 @@
 // join's hash_radix.go). No map holds a pointer in its slots, so the garbage collector never scans them,
 // and no lookup or insert allocates.
 //
-// A map made for n keys (NewInts, NewStrs) is at most half full, so a lookup visits about 1.5 slots; an Ints
-// or a Hashes grown one key at a time (Full, Grown) doubles past three quarters full. A Strs does not grow: its
+// A map made for n keys (NewInts, NewStrs) is at most half full, so a lookup visits about 1.5 slots; an Ints,
+// a Pairs or a Hashes grown one key at a time (Full, Grown) doubles past three quarters full. A Strs does not grow: its
 // slots keep 32 bits of a key's hash, too few to find the key's new home, so growing would read every long key
 // back. The batch lookups (FindEach, FindTo) run their loop over the map's fields copied into locals: under
 // js/wasm a field read through a pointer is a load from linear memory on every row.
