@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"slices"
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -21,12 +20,12 @@ type SortKey struct {
 	NullsFirst bool
 }
 
-// Sort holds its whole input (accounted against the budget), orders it stably by its keys and emits it in
-// batches. With a limit it is top: it keeps only the first Limit rows of the order, compacting as it reads
-// (see topCompactRows); a top with one key can also publish its cut to an operator below it, which then skips
-// rows that cannot enter (ShareBound, TopBound). Cost without a limit: O(n log n) compares, memory of the
-// whole input — or, when that outgrows the budget, of a few pages: the sort spills sorted runs and merges them
-// (sort_spill.go).
+// Sort holds its whole input (accounted against the budget), orders it stably by its keys (a radix sort on
+// order codes, sort_order.go) and emits it in batches. With a limit it is top: it keeps only the first Limit
+// rows of the order, compacting as it reads (see topCompactRows); a top with one key can also publish its cut
+// to an operator below it, which then skips rows that cannot enter (ShareBound, TopBound). Cost without a
+// limit: a few sequential passes over the rows per key, memory of the whole input — or, when that outgrows the
+// budget, of a few pages: the sort spills sorted runs and merges them (sort_spill.go).
 type Sort struct {
 	in     Operator
 	keys   []SortKey
@@ -180,15 +179,7 @@ func (s *Sort) sorted(all *column.Batch) *column.Batch {
 	for i, k := range s.keys {
 		keys[i] = k.Expr.Eval(all)
 	}
-	idx := make([]int32, all.N)
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	// slices' stable sort, not sort.SliceStable: the generic one swaps int32s directly, where sort's swaps
-	// through reflection, a cost that shows under js/wasm (a fifth of workload e's run in node).
-	slices.SortStableFunc(idx, func(a, b int32) int {
-		return s.compareAcross(keys, int(a), keys, int(b))
-	})
+	idx := s.sortOrder(keys, all.N) // sort_order.go
 	if s.limit >= 0 && int64(len(idx)) > s.limit {
 		idx = idx[:s.limit]
 	}
