@@ -142,7 +142,7 @@ func b2i(b bool) int {
 
 // stringRanks sets codes[r] to the rank of strs[r] among the distinct strings of strs, in strings.Compare's
 // order: the distinct strings are numbered by the summarize's group table (a hash per row), and only they are
-// sorted, so a key of a few distinct values costs a lookup a row, not a sort of every row.
+// sorted (sortStrings), so a key of a few distinct values costs a lookup a row, not a sort of every row.
 func stringRanks(strs []string, codes []uint64) {
 	v := &column.Vector{Type: column.String, Strs: strs}
 	v.SetLen(len(strs))
@@ -153,7 +153,7 @@ func stringRanks(strs []string, codes []uint64) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(distinct[a], distinct[b]) })
+	order = sortStrings(order, distinct, 0, &radixRows{})
 	rank := make([]uint64, len(distinct))
 	for j, g := range order {
 		rank[g] = uint64(j)
@@ -161,6 +161,69 @@ func stringRanks(strs []string, codes []uint64) {
 	for r, g := range gids {
 		codes[r] = rank[g]
 	}
+}
+
+// sortStrings returns order (indexes of strs, whose strings agree on their first off bytes, a string that
+// ends before taken as padded with zero bytes) sorted by the strings, in strings.Compare's order: a run of more
+// than stringRadixRows strings is radix-sorted by its next eight bytes (big-endian, padded likewise), and each
+// run that ties on them is sorted the same way from the eight after, or, once every string of it has ended, by
+// length (only trailing zero bytes can tell such strings apart, and the shorter sorts first); a shorter run is
+// sorted by compares. Cost: a pass per varying byte over each long run, instead of log n compares per string,
+// each of which rereads the prefix the strings share.
+func sortStrings(order []int32, strs []string, off int, r *radixRows) []int32 {
+	if len(order) <= stringRadixRows {
+		slices.SortFunc(order, func(a, b int32) int {
+			if c := strings.Compare(suffix(strs[a], off), suffix(strs[b], off)); c != 0 {
+				return c
+			}
+			return cmp.Compare(len(strs[a]), len(strs[b]))
+		})
+		return order
+	}
+	n := len(order)
+	codes := make([]uint64, len(strs)) // indexed by string, as sortBy reads them; only order's are set
+	for _, i := range order {
+		codes[i] = prefixCode(suffix(strs[i], off))
+	}
+	r.idx, r.idx2, r.codes = order, make([]int32, n), codes
+	r.keys, r.keys2 = make([]uint64, n), make([]uint64, n)
+	r.sortBy()
+	order = r.idx
+	for i := 0; i < n; {
+		j, ended := i+1, len(strs[order[i]]) <= off+8
+		for j < n && codes[order[j]] == codes[order[i]] {
+			ended = ended && len(strs[order[j]]) <= off+8
+			j++
+		}
+		switch {
+		case j-i == 1:
+		case ended:
+			slices.SortFunc(order[i:j], func(a, b int32) int { return cmp.Compare(len(strs[a]), len(strs[b])) })
+		default:
+			copy(order[i:j], sortStrings(slices.Clone(order[i:j]), strs, off+8, r))
+		}
+		i = j
+	}
+	return order
+}
+
+// suffix is s from byte off on, empty when s ends before.
+func suffix(s string, off int) string { return s[min(off, len(s)):] }
+
+// stringRadixRows is the run of strings from which sortStrings radix-sorts: below it, the passes' counts (16
+// KiB to clear per run) cost more than the compares.
+const stringRadixRows = 256
+
+// prefixCode is s's first eight bytes as a big-endian uint64, padded with zero bytes.
+func prefixCode(s string) uint64 {
+	var x uint64
+	for i := range 8 {
+		x <<= 8
+		if i < len(s) {
+			x |= uint64(s[i])
+		}
+	}
+	return x
 }
 
 // radixRows is the rows being sorted (idx, in their order so far), the order codes of the key being sorted by

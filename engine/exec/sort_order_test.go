@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -82,6 +83,41 @@ func TestSortOrderMatchesStableCompare(t *testing.T) {
 			if s.budget.Available() != s.budget.Limit() {
 				t.Fatalf("trial %d, budget %d: %d bytes still reserved", trial, budget, s.budget.Limit()-s.budget.Available())
 			}
+		}
+	}
+}
+
+// TestSortStrings: sortStrings orders distinct strings as strings.Compare does, through its radix passes and
+// their runs: strings sharing prefixes of 0 to 40 bytes, lengths either side of each eight-byte boundary, zero
+// bytes inside and at the end (which the padding must not confuse with a shorter string), and bytes above 0x7f.
+func TestSortStrings(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	for trial := range 30 {
+		seen := map[string]bool{}
+		var strs []string
+		prefix := strings.Repeat("p", rng.Intn(5)*8+rng.Intn(3))
+		for want := 300 + rng.Intn(3000); len(strs) < want; {
+			b := []byte(prefix)
+			for range rng.Intn(20) {
+				b = append(b, []byte{0, 1, 'a', 'b', 0xff}[rng.Intn(5)])
+			}
+			if s := string(b); !seen[s] {
+				seen[s] = true
+				strs = append(strs, s)
+			}
+		}
+		order := make([]int32, len(strs))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		got := sortStrings(order, strs, 0, &radixRows{})
+		for j := 1; j < len(got); j++ {
+			if a, b := strs[got[j-1]], strs[got[j]]; strings.Compare(a, b) >= 0 {
+				t.Fatalf("trial %d, %d strings: %q sorted before %q", trial, len(strs), a, b)
+			}
+		}
+		if len(got) != len(strs) {
+			t.Fatalf("trial %d: %d strings out of %d", trial, len(got), len(strs))
 		}
 	}
 }
