@@ -26,7 +26,7 @@ const (
 	tsSpread     = 8_388_608
 )
 
-// wideWorkloads are the wide suite's joins. Each returns the digest: a count and two sums (every sum stays far
+// wideWorkloads are the wide suite's queries: joins, and a sort, a distinct and a distinct count. Each returns the digest: a count and two sums (every sum stays far
 // inside int64).
 var wideWorkloads = []Workload{
 	{Name: "sparse", Title: "sparse int64 keys, count and sums", Data: "wide",
@@ -88,6 +88,18 @@ var wideWorkloads = []Workload{
 	{Name: "wide6", Title: "the join's output materialised: six columns, then counted", Data: "wide",
 		KQL: `@B | join kind=inner (@P) on k | project k, v, w, ts, g, pg | summarize n=count(), s1=sum(v + w + g + pg), s2=sum(ts % 1000)`,
 		SQL: `SELECT count(*)::VARCHAR, sum(b.v + p.w + b.g + p.pg)::VARCHAR, sum(p.ts % 1000)::VARCHAR FROM wb b JOIN wp p ON b.k = p.k`},
+	// Beyond the join: a sort, a distinct and a distinct count, which every query ending in them runs.
+	{Name: "sorttop", Title: "a top of a million rows by two keys", Data: "wide",
+		KQL: `@P | top 1000000 by w asc, ts desc | summarize n=count(), s1=sum(ts % 1000), s2=sum(pg)`,
+		SQL: `SELECT count(*)::VARCHAR, sum(ts % 1000)::VARCHAR, sum(pg)::VARCHAR FROM ` +
+			`(SELECT ts, pg FROM wp ORDER BY w ASC, ts DESC LIMIT 1000000)`},
+	{Name: "distinct2", Title: "a join, then distinct of a column of each side", Data: "wide",
+		KQL: `@B | join kind=inner (@P) on k | distinct g, pg | summarize n=count(), s1=sum(g), s2=sum(pg)`,
+		SQL: `SELECT count(*)::VARCHAR, sum(g)::VARCHAR, sum(pg)::VARCHAR FROM (SELECT DISTINCT b.g, p.pg FROM wb b JOIN wp p ON b.k = p.k)`},
+	{Name: "dcountby", Title: "a join, then a sum and a distinct count by a build column", Data: "wide",
+		KQL: `@B | join kind=inner (@P) on k | summarize s=sum(w), m=dcount(pg) by g | summarize n=count(), s1=sum(s), s2=sum(m)`,
+		SQL: `SELECT count(*)::VARCHAR, sum(s)::VARCHAR, sum(m)::VARCHAR FROM ` +
+			`(SELECT b.g, sum(p.w) s, count(DISTINCT p.pg) m FROM wb b JOIN wp p ON b.k = p.k GROUP BY b.g)`},
 }
 
 // generateWide builds the wide dataset at 1/scale: B, P, C and D (the string datasets are Generate's).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"testing"
@@ -95,6 +96,45 @@ func bruteWide(t *testing.T, name string, d *Data) Digest {
 			if len(matches[j]) == 0 {
 				n, s1, s2 = n+1, s1+pw[j], s2+pts[j]%1000
 			}
+		}
+	case "sorttop":
+		rows := make([]int, p.N)
+		for j := range rows {
+			rows[j] = j
+		}
+		slices.SortStableFunc(rows, func(a, b int) int {
+			if c := cmp.Compare(pw[a], pw[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(pts[b], pts[a])
+		})
+		for _, j := range rows[:min(1_000_000, len(rows))] {
+			n, s1, s2 = n+1, s1+pts[j]%1000, s2+ppg[j]
+		}
+	case "distinct2":
+		seen := map[[2]int64]bool{}
+		for j := range p.N {
+			for _, i := range matches[j] {
+				if g := [2]int64{bg[i], ppg[j]}; !seen[g] {
+					seen[g] = true
+					n, s1, s2 = n+1, s1+g[0], s2+g[1]
+				}
+			}
+		}
+	case "dcountby":
+		sums, pgs := map[int64]int64{}, map[int64]map[int64]bool{}
+		for j := range p.N {
+			for _, i := range matches[j] {
+				g := bg[i]
+				if pgs[g] == nil {
+					pgs[g] = map[int64]bool{}
+				}
+				sums[g] += pw[j]
+				pgs[g][ppg[j]] = true
+			}
+		}
+		for g := range sums {
+			n, s1, s2 = n+1, s1+sums[g], s2+int64(len(pgs[g]))
 		}
 	case "wheretop":
 		var ts []int64 // with each row's w beside it: ts values are unique per probe row
