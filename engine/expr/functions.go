@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -108,6 +109,7 @@ func init() {
 		"floor": {2, 2, binType, binValue},
 		"iff":   {3, 3, iffType, iffValue},
 		"iif":   {3, 3, iffType, iffValue},
+		"case":  {3, 63, caseType, caseValue},
 		"strcat": {1, 64, stringTo(column.String), func(a []column.Value) column.Value {
 			var b strings.Builder
 			for _, v := range a {
@@ -217,6 +219,34 @@ func iffValue(a []column.Value) column.Value {
 		return a[1]
 	}
 	return a[2]
+}
+
+// caseType is case()'s type: case(p1, v1, p2, v2, …, else) takes predicate and value pairs, then the value
+// when no predicate holds; the values share a type as iff's branches do (longs and reals make a real).
+func caseType(a []column.Type) (column.Type, string) {
+	if len(a)%2 == 0 {
+		return 0, "takes predicate and value pairs, then an else value: an odd count of arguments"
+	}
+	t := a[len(a)-1]
+	for i := 0; i < len(a)-1; i += 2 {
+		u, msg := iffType([]column.Type{a[i], a[i+1], t})
+		if msg != "" {
+			return 0, fmt.Sprintf("argument %d: %s", i+1, msg)
+		}
+		t = u
+	}
+	return t, ""
+}
+
+// caseValue is the value of the first pair whose predicate is true (a null predicate is not), else the last
+// argument: iff nested from the right.
+func caseValue(a []column.Value) column.Value {
+	for i := 0; i < len(a)-1; i += 2 {
+		if b, ok := Truth(a[i]); ok && b {
+			return a[i+1]
+		}
+	}
+	return a[len(a)-1]
 }
 
 func call(e *kql.Call, args []Expr) (Expr, error) {

@@ -39,6 +39,15 @@ func callKernel(name string, args []Expr, t column.Type) Expr {
 		return nullTestKernel(args[0], true, name == "isnotempty")
 	case "iff", "iif":
 		return iffKernel(args[0], args[1], args[2], t)
+	case "case":
+		// iff nested from the right: case(p1, v1, p2, v2, e) is iff(p1, v1, iff(p2, v2, e)).
+		e := args[len(args)-1]
+		for i := len(args) - 3; i >= 0; i -= 2 {
+			if e = iffKernel(args[i], args[i+1], e, t); e == nil {
+				return nil
+			}
+		}
+		return e
 	case "coalesce":
 		return coalesceKernel(args, t)
 	case "strlen":

@@ -81,7 +81,7 @@ func (g gen) expr(t column.Type, depth int) string {
 	d := depth - 1
 	switch t {
 	case column.Long:
-		switch g.rng.Intn(10) {
+		switch g.rng.Intn(11) {
 		case 0, 1:
 			return fmt.Sprintf("(%s %s %s)", g.expr(t, d), g.one("+", "-", "*", "/", "%"), g.expr(t, d))
 		case 2:
@@ -98,6 +98,8 @@ func (g gen) expr(t column.Type, depth int) string {
 			return fmt.Sprintf("coalesce(%s, %s, %s)", g.expr(t, d), g.expr(t, d), g.expr(column.Real, d))
 		case 8:
 			return fmt.Sprintf("tolong(%s)", g.expr(column.Timespan, d))
+		case 9:
+			return fmt.Sprintf("case(%s, %s, %s, %s, %s)", g.expr(column.Bool, d), g.expr(t, d), g.expr(column.Bool, d), g.expr(t, d), g.expr(t, d))
 		default:
 			return fmt.Sprintf("(%s * 2)", g.expr(t, d))
 		}
@@ -114,6 +116,9 @@ func (g gen) expr(t column.Type, depth int) string {
 		case 5:
 			return fmt.Sprintf("round(%s, %s)", g.expr(t, d), g.one("1", "2", "l2 % 3"))
 		case 6:
+			if g.rng.Intn(2) == 0 { // a real and a long: the case is real
+				return fmt.Sprintf("case(%s, %s, %s, %s, %s)", g.expr(column.Bool, d), g.expr(column.Long, d), g.expr(column.Bool, d), g.expr(t, d), g.expr(column.Long, d))
+			}
 			return fmt.Sprintf("iff(%s, %s, %s)", g.expr(column.Bool, d), g.expr(t, d), g.expr(column.Long, d))
 		case 7:
 			return fmt.Sprintf("(%s / %s)", g.expr(column.Timespan, d), g.expr(column.Timespan, d))
@@ -121,7 +126,7 @@ func (g gen) expr(t column.Type, depth int) string {
 			return fmt.Sprintf("coalesce(%s, %s)", g.expr(t, d), g.expr(column.Long, d))
 		}
 	case column.String:
-		switch g.rng.Intn(6) {
+		switch g.rng.Intn(7) {
 		case 0:
 			return fmt.Sprintf("%s(%s)", g.one("tolower", "toupper"), g.expr(t, d))
 		case 1:
@@ -132,6 +137,8 @@ func (g gen) expr(t column.Type, depth int) string {
 			return fmt.Sprintf("iff(%s, %s, %s)", g.expr(column.Bool, d), g.expr(t, d), g.expr(t, d))
 		case 4:
 			return fmt.Sprintf("coalesce(%s, %s)", g.expr(t, d), g.expr(t, d))
+		case 5:
+			return fmt.Sprintf("case(%s, %s, %s)", g.expr(column.Bool, d), g.expr(t, d), g.expr(t, d))
 		default:
 			return g.leaf(t)
 		}
