@@ -75,8 +75,10 @@ var negatedOps = map[string]bool{
 	"!has": true, "!contains": true, "!startswith": true, "!endswith": true, "!in": true, "!between": true,
 }
 
-// spanUnits are the suffixes that turn a number into a timespan literal.
-var spanUnits = map[string]bool{"d": true, "h": true, "m": true, "s": true, "ms": true, "us": true, "ns": true}
+// spanUnits are the suffixes that turn a number into a timespan literal: Kusto's (d, h, m, s, ms,
+// microsecond, tick, which is 100 ns) and Go's us and ns.
+var spanUnits = map[string]bool{"d": true, "h": true, "m": true, "s": true, "ms": true, "us": true, "ns": true,
+	"microsecond": true, "tick": true}
 
 // lexer turns query text into tokens, one call to next at a time.
 //
@@ -337,18 +339,29 @@ func parseDateTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// parseTimespan reads a tSpan token's text. Every unit but d is one time.ParseDuration knows; days are read as
-// hours and scaled, which can lose a few nanoseconds only when the fraction has more than a dozen digits.
+// parseTimespan reads a tSpan token's text. Every unit but d and tick is one time.ParseDuration knows (as us,
+// for microsecond); days are read as hours and ticks as nanoseconds, then scaled, which can lose a few
+// nanoseconds only when the fraction has more than a dozen digits.
 func parseTimespan(s string) (time.Duration, error) {
-	if num, ok := strings.CutSuffix(s, "d"); ok {
-		h, err := time.ParseDuration(num + "h")
+	if num, ok := strings.CutSuffix(s, "microsecond"); ok {
+		return time.ParseDuration(num + "us")
+	}
+	for _, u := range []struct {
+		suffix, as string
+		scale      time.Duration
+	}{{"d", "h", 24}, {"tick", "ns", 100}} {
+		num, ok := strings.CutSuffix(s, u.suffix)
+		if !ok {
+			continue
+		}
+		d, err := time.ParseDuration(num + u.as)
 		if err != nil {
 			return 0, err
 		}
-		if h > math.MaxInt64/24 {
+		if d > math.MaxInt64/u.scale || d < math.MinInt64/u.scale {
 			return 0, strconv.ErrRange
 		}
-		return 24 * h, nil
+		return u.scale * d, nil
 	}
 	return time.ParseDuration(s)
 }
