@@ -128,7 +128,7 @@ func (s *Sort) load(ctx context.Context) error {
 		}
 		s.held += n
 		t.Append(b)
-		if s.limit >= 0 && (int64(t.N) >= s.limit+int64(topCompactRows) || s.cut == nil && s.limit > 0 && int64(t.N) >= s.limit) {
+		if s.limit >= 0 && (int64(t.N) >= s.limit+s.compactSlack() || s.cut == nil && s.limit > 0 && int64(t.N) >= s.limit) {
 			t = s.compact(t)
 		}
 		return nil
@@ -143,12 +143,11 @@ func (s *Sort) load(ctx context.Context) error {
 	return nil
 }
 
-// topCompactRows is how many rows beyond its limit a top holds before it sorts what it holds and drops all
-// but the first Limit: the input then costs O(n log(limit + topCompactRows)) compares and the memory of
-// limit + topCompactRows rows instead of a sort of everything. Large enough that the sort of a compaction is
-// amortised over many new rows, small enough to stay in cache. The first compaction comes sooner, as soon as a
-// batch brings the top to Limit rows: it makes the cut, which filters every later row on arrival (and, through
-// a shared TopBound, below the top), so waiting for topCompactRows more rows would only let them through.
+// topCompactRows is how many rows beyond its limit a small top holds before it sorts what it holds and drops
+// all but the first Limit (compactSlack): large enough that the sort of a compaction is amortised over many new
+// rows, small enough to stay in cache. The first compaction comes sooner, as soon as a batch brings the top to
+// Limit rows: it makes the cut, which filters every later row on arrival (and, through a shared TopBound, below
+// the top), so waiting for more rows would only let them through.
 var topCompactRows = 8192 // a variable so tests can force compactions on small inputs
 
 // compact keeps the first Limit rows of t in sort order. Kept rows precede later input in the new table, so
@@ -172,6 +171,12 @@ func (s *Sort) compact(t *column.Table) *column.Table {
 	s.held = n
 	return out
 }
+
+// compactSlack is how many rows beyond its limit a top holds before it compacts: topCompactRows, or the limit
+// itself when that is larger, so that each compaction sorts at most twice the limit and drops at least half of
+// it. The input then costs O(n log limit) and the memory of twice the limit at most (a top of a million rows
+// that compacted every topCompactRows rows sorted a million rows each time: quadratic).
+func (s *Sort) compactSlack() int64 { return max(int64(topCompactRows), s.limit) }
 
 // sorted returns all's rows stably sorted by the keys, cut to the limit.
 func (s *Sort) sorted(all *column.Batch) *column.Batch {
