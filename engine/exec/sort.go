@@ -33,9 +33,12 @@ type Sort struct {
 	budget *memory.Budget
 
 	loaded bool
-	out    *column.Batch
-	pos    int
-	held   int64
+	// out is the input, held whole, and order its rows in sorted order (cut to the limit): each output batch
+	// is gathered from them as it goes out, so the sort never holds a second, sorted copy of its input.
+	out   *column.Batch
+	order []int32
+	pos   int
+	held  int64
 	// spilled is the state of a sort that outgrew the budget, and merge the merge its output comes from.
 	spilled *sortSpill
 	merge   *merge
@@ -84,19 +87,25 @@ func (s *Sort) Next(ctx context.Context) (*column.Batch, error) {
 		}
 		return b, err
 	}
-	if s.out == nil || s.pos >= s.out.N {
+	if s.out == nil || s.pos >= len(s.order) {
 		s.budget.Shrink(s.held)
 		s.held = 0
+		s.out, s.order = nil, nil
 		return nil, nil
 	}
-	hi := min(s.pos+outBatchRows, s.out.N)
-	b := s.out.Slice(s.pos, hi)
+	hi := min(s.pos+sortOutRows, len(s.order))
+	b := s.out.Gather(s.order[s.pos:hi])
 	s.pos = hi
 	return b, nil
 }
 
 // outBatchRows is the size of the batches a blocking operator emits.
 const outBatchRows = source.BatchRows
+
+// sortOutRows is the size of a sort's output batches, each gathered from its input as it goes out: larger
+// than outBatchRows, as a gather per small batch cost a tenth more in all under js/wasm (node) than one gather
+// of every row, and the gathered batches are the caller's, so they hold no memory of the sort's.
+const sortOutRows = 16 * outBatchRows
 
 func (s *Sort) load(ctx context.Context) error {
 	t := column.NewTable(s.in.Schema())
@@ -139,7 +148,8 @@ func (s *Sort) load(ctx context.Context) error {
 	if s.spilled != nil {
 		return s.finishSpill(ctx, t)
 	}
-	s.out = s.sorted(t.Batch())
+	s.out = t.Batch()
+	s.order = s.sortedOrder(s.out)
 	return nil
 }
 
@@ -179,7 +189,10 @@ func (s *Sort) compact(t *column.Table) *column.Table {
 func (s *Sort) compactSlack() int64 { return max(int64(topCompactRows), s.limit) }
 
 // sorted returns all's rows stably sorted by the keys, cut to the limit.
-func (s *Sort) sorted(all *column.Batch) *column.Batch {
+func (s *Sort) sorted(all *column.Batch) *column.Batch { return all.Gather(s.sortedOrder(all)) }
+
+// sortedOrder returns all's rows in stable order of the keys, cut to the limit.
+func (s *Sort) sortedOrder(all *column.Batch) []int32 {
 	keys := make([]*column.Vector, len(s.keys))
 	for i, k := range s.keys {
 		keys[i] = k.Expr.Eval(all)
@@ -188,7 +201,7 @@ func (s *Sort) sorted(all *column.Batch) *column.Batch {
 	if s.limit >= 0 && int64(len(idx)) > s.limit {
 		idx = idx[:s.limit]
 	}
-	return all.Gather(idx)
+	return idx
 }
 
 // beforeCut keeps the rows of b that sort strictly before the cut row.
