@@ -99,7 +99,7 @@ func (s *Summarize) run(ctx context.Context) error {
 	s.states = nil
 	var stateBytes int64
 	for _, a := range s.aggs {
-		st := newAggStates(a, s.budget)
+		st := newAggStates(a, len(s.keys) > 0, s.budget)
 		s.states = append(s.states, st)
 		stateBytes += st.groupBytes()
 	}

@@ -14,19 +14,28 @@ import (
 // nothing. Values are equal as a summarize's keys are (nulls aside, -0 equals 0, reals otherwise by their bits),
 // which is what the encoded keys of column.AppendKey tell apart. Cost per row: one hash and about one slot
 // visited, no boxed value and no allocation. Memory: per distinct pair its two values and a slot, grown on the
-// budget before the pair is kept.
+// budget before the pair is kept. A summarize without keys has one group, so its table is of the values alone
+// (one long looked up as itself, keymap.Ints).
 
 // dcountState is a dcount's table of pairs and the scratch of its batch.
 type dcountState struct {
 	pairs *groupTable
+	one   bool           // one group: the table holds the values alone
 	gv    *column.Vector // the batch's rows' groups, as the pairs' first column
 	rows  []int32        // the batch's rows with a value, when some are null
 	ids   []int32        // the batch's pairs' numbers, which nothing reads
 }
 
-func newDcountState(valueType column.Type, budget *memory.Budget) *dcountState {
+// newDcountState makes the state of a dcount of values of valueType, in a summarize with keys (grouped) or
+// without.
+func newDcountState(valueType column.Type, grouped bool, budget *memory.Budget) *dcountState {
+	types := []column.Type{column.Long, valueType}
+	if !grouped {
+		types = types[1:]
+	}
 	return &dcountState{
-		pairs: newGroupTable("summarize dcount", []column.Type{column.Long, valueType}, 0, budget),
+		pairs: newGroupTable("summarize dcount", types, 0, budget),
+		one:   !grouped,
 		gv:    column.NewVector(column.Long, 0),
 	}
 }
@@ -55,7 +64,11 @@ func (st *aggStates) dcount(v *column.Vector, gids []int32) (int, error) {
 	d.gv.SetLen(len(gs))
 	var m int
 	var err error
-	d.ids, m, err = d.pairs.assign([]*column.Vector{d.gv, v}, len(gs), d.ids)
+	kv := []*column.Vector{d.gv, v}
+	if d.one {
+		kv = kv[1:]
+	}
+	d.ids, m, err = d.pairs.assign(kv, len(gs), d.ids)
 	for _, r := range d.pairs.created {
 		st.n[gs[r]]++
 	}
@@ -72,11 +85,15 @@ func (st *aggStates) dcount(v *column.Vector, gids []int32) (int, error) {
 // dcount's partial state when the summarize spills.
 func (d *dcountState) values(n int) [][]string {
 	out := make([][]string, n)
-	g, v := d.pairs.keyCols[0], d.pairs.keyCols[1]
+	v := d.pairs.keyCols[len(d.pairs.keyCols)-1]
 	var buf []byte
 	for p := range d.pairs.n {
+		g := 0
+		if !d.one {
+			g = int(d.pairs.keyCols[0].Ints[p])
+		}
 		buf = column.AppendKey(buf[:0], v, p)
-		out[g.Ints[p]] = append(out[g.Ints[p]], string(buf))
+		out[g] = append(out[g], string(buf))
 	}
 	for _, vs := range out {
 		slices.Sort(vs)

@@ -145,6 +145,7 @@ func TestSummarizeKeyCollisions(t *testing.T) {
 		"s, x":    {ref(4, column.String), ref(2, column.Long)},
 		"c, g, r": {ref(1, column.String), ref(0, column.Long), ref(3, column.Real)},
 		"x, g":    {ref(2, column.Long), ref(0, column.Long)},
+		"none":    nil, // one group: a dcount's table holds its values alone
 	} {
 		var schema column.Schema
 		for _, k := range keys {

@@ -38,11 +38,11 @@ type aggStates struct {
 	layout byte
 }
 
-func newAggStates(a Agg, budget *memory.Budget) *aggStates {
+func newAggStates(a Agg, grouped bool, budget *memory.Budget) *aggStates {
 	st := &aggStates{a: a}
 	switch {
 	case a.Func == "dcount":
-		st.distinct = newDcountState(a.Arg.Type(), budget)
+		st.distinct = newDcountState(a.Arg.Type(), grouped, budget)
 	case a.Func == "count":
 	case a.Func == "avg" || a.Type == column.Real:
 		st.layout = 'f'
