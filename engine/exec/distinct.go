@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
@@ -54,15 +55,13 @@ func (d *Distinct) Next(ctx context.Context) (*column.Batch, error) {
 			d.groups.release()
 			return nil, nil
 		}
-		kv := b.Cols
-		for i, c := range kv {
-			if c == nil { // a dead column is never read: its rows all count as null
-				kv = append([]*column.Vector(nil), kv...)
-				kv[i] = column.NullVector(d.schema[i].Type, b.N)
+		for i, c := range b.Cols {
+			if c == nil { // the plan reads every column into a distinct (distinctNode.need)
+				return nil, fmt.Errorf("distinct: column %q of the input was not computed", d.schema[i].Name)
 			}
 		}
 		var m int
-		d.gids, m, err = d.groups.assign(kv, b.N, d.gids)
+		d.gids, m, err = d.groups.assign(b.Cols, b.N, d.gids)
 		if err != nil {
 			if !errors.As(err, new(*memory.ExceededError)) {
 				return nil, err
