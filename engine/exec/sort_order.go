@@ -15,8 +15,8 @@ import (
 // Each key's value becomes a uint64 whose unsigned order is the key's order (its order code): a long, datetime
 // or timespan with its sign bit flipped; a real as its bits, flipped whole when negative and with the sign bit
 // set when not, -0 taken as 0 and every NaN as 0, below -∞ (cmp.Compare's order); a bool as 0 or 1; a string as
-// its rank among the batch's distinct strings (a sort of those strings); descending
-// keys with every bit flipped. A null row's code is 0, so nulls tie with each other whatever their stored value.
+// its rank among the batch's distinct strings (a sort of those strings); descending keys with every bit
+// flipped. A null row's code is 0, so nulls tie with each other whatever their stored value.
 //
 // The rows are then sorted key by key from the last key to the first (least significant digit first): a
 // stable counting sort per byte of the codes, skipping the bytes every row shares (a key of values below 65,536
