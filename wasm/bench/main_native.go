@@ -23,10 +23,17 @@ import (
 // object per workload: its digest, the median and minimum time and the least CPU time; with -rss, also the
 // process's resident memory holding the data and its peak during the warm-up run. `go run mage.go bench` and
 // `benchnative` read them. With -sql it runs nothing and prints each workload's DuckDB twin instead: the SQL
-// that makes its tables and its query (benchnative hands them to DuckDB).
+// that makes its tables and its query (benchnative hands them to DuckDB). With -kql it runs that query instead
+// of the workloads, over the dataset -data: any query shape, measured as the workloads are, e.g.
+//
+//	go run ./wasm/bench -kql '@P | sort by w asc, ts desc | summarize n=count(), s1=sum(w), s2=sum(pg)'
+//
+// The query must end in one row of three long or real columns, as a workload's digest does.
 func main() {
 	runs := flag.Int("runs", 3, "timed runs per workload, after one warm-up")
 	only := flag.String("only", "", "comma-separated workloads to run (default all)")
+	kql := flag.String("kql", "", "run this query (one row of three numbers) instead of the workloads")
+	dataName := flag.String("data", "wide", "with -kql: the dataset it reads (wide, s31, s58, or a workload's)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of every run to this file")
 	rss := flag.Bool("rss", false, "measure resident memory: after the data is made, and the peak of the warm-up run (Linux)")
 	sql := flag.Bool("sql", false, "print each workload's DuckDB setup and query as JSON, and run nothing")
@@ -50,7 +57,11 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := runAll(*runs, *only, *rss); err != nil {
+	workloads := Workloads
+	if *kql != "" {
+		workloads, *only = []Workload{{Name: "kql", KQL: *kql, Data: *dataName}}, ""
+	}
+	if err := runAll(workloads, *runs, *only, *rss); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -102,11 +113,12 @@ func printSQL(only string) error {
 	return nil
 }
 
-func runAll(runs int, only string, rss bool) error {
+// runAll runs the workloads of only (all when empty) and prints each one's NativeResult.
+func runAll(workloads []Workload, runs int, only string, rss bool) error {
 	var data *Data
 	dataName := ""
 	enc := json.NewEncoder(os.Stdout)
-	for _, w := range Workloads {
+	for _, w := range workloads {
 		if only != "" && !slices.Contains(strings.Split(only, ","), w.Name) {
 			continue
 		}
