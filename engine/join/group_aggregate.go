@@ -84,6 +84,7 @@ type GroupAggregate struct {
 	// cache miss: the fold side's rows, then two words per fold-side aggregate (non-null values, then their
 	// sum or extreme). One more summary, past the build rows', is the null group's (see nullAt).
 	sums    []int64
+	nullKey int32  // the null group's summary: past the build rows' (or, keyed, past the keys')
 	matched []bool // per chain head, found by a probe row (probe-side groups, build side preserved)
 	end     int    // the next build row of the end phase's rows in build order
 
@@ -120,6 +121,12 @@ type GroupAggregate struct {
 	refused       bool  // the budget refused a folded group: share rows per row since
 	foldCap       int   // test knob: past this many groups (0: no cap), the fold is refused as by the budget
 	pending       []*column.Batch
+	// keyed, when set, is the keyed path (group_keyed.go): roots and summaries are by key number, and the
+	// probe side is summarised partition by partition.
+	keyed     *keyedProbe
+	usedKeyed bool // it took the keyed path, for explain and tests
+	// keyedDirect records that the budget refused the keyed path's scattered rows (a test reads it).
+	keyedDirect bool
 }
 
 type groupState int
@@ -244,6 +251,9 @@ func (a *GroupAggregate) Explain() string {
 	}
 	s := fmt.Sprintf("group keys on the %s side: the other side summarised per key", side)
 	switch {
+	case a.foldedGroups && !a.refused && a.usedKeyed:
+		return s + ", each " + rows + " row folded into its group in place; keys numbered by partition, " +
+			"the probe side summarised partition by partition"
 	case a.foldedGroups && !a.refused:
 		return s + ", each " + rows + " row folded into its group in place"
 	case a.refused:
@@ -309,7 +319,14 @@ func (a *GroupAggregate) release() {
 	a.dropFold()
 	a.h.budget.Shrink(a.h.held + a.held)
 	a.h.held, a.held = 0, 0
-	a.sums, a.roots, a.matched, a.h.table = nil, nil, nil, nil
+	a.sums, a.roots, a.matched, a.h.table, a.h.ints, a.keyed = nil, nil, nil, nil, nil, nil
+}
+
+// dropKeyed gives back what indexKeys took, for the general path to index the build side instead.
+func (a *GroupAggregate) dropKeyed() {
+	a.h.budget.Shrink(a.held)
+	a.held = 0
+	a.roots, a.sums, a.h.ints, a.keyed = nil, nil, nil, nil
 }
 
 // dropFold gives the folded groups and the build rows' groups back to the budget; the rows still to come
@@ -369,7 +386,17 @@ func (a *GroupAggregate) startFold() {
 // groups).
 func (a *GroupAggregate) build(ctx context.Context) error {
 	h := a.h
-	if err := h.buildTable(ctx); err != nil {
+	if err := h.readBuildSide(ctx); err != nil {
+		return err
+	}
+	if a.keyable() && a.indexKeys() {
+		a.startFold()
+		if a.folding != nil {
+			return nil
+		}
+		a.dropKeyed() // the groups were refused: share rows per row need the chains
+	}
+	if err := h.indexBuild(); err != nil {
 		return err
 	}
 	if h.unique && !h.buildLeft {
@@ -388,7 +415,7 @@ func (a *GroupAggregate) build(ctx context.Context) error {
 	}
 	a.held += need
 	a.roots = h.roots()
-	a.sums = make([]int64, (n+1)*a.stride)
+	a.sums, a.nullKey = make([]int64, (n+1)*a.stride), int32(n)
 	a.startFold()
 	if a.onBuild {
 		a.firsts = make([]int32, 0, n+1) // room for the probe loop's one write past the keys listed
@@ -495,6 +522,18 @@ func kernelOf(fn string) int {
 // end of the probe side, and nil for a batch with no share rows.
 func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 	h := a.h
+	if a.keyed != nil {
+		b, sel, err := h.readProbe(ctx)
+		switch {
+		case err != nil:
+			return nil, err
+		case b != nil:
+			return nil, a.probeKeyed(b, sel)
+		}
+		a.summariseParts()
+		a.state = groupFolded
+		return nil, nil
+	}
 	ok, err := h.nextProbe(ctx)
 	if err != nil {
 		return nil, err
@@ -515,7 +554,7 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		// for the first time is known only once its summary's cache line arrives, usually a miss: the loop
 		// does not branch on it, so that a mispredicted guess does not throw away the loads of the rows after
 		// it. Every matched row writes its head at firsts[nf], and nf moves past it only on a first find.
-		nullSum := int32(h.table.N)
+		nullSum := a.nullKey
 		sums, stride, sel, heads, unmatched := a.sums, a.stride, a.sel, a.heads, h.ps.unmatched
 		ordWord, nf, firsts := a.ordWord, len(a.firsts), a.firsts[:cap(a.firsts)]
 		for i, hd := range h.heads {
@@ -680,7 +719,7 @@ func (a *GroupAggregate) keyRows() *column.Batch {
 // nullShare is the one share row of the preserved probe rows with no match (build-side groups): null group
 // keys, their count, their summary for the aggregates over the probe side, nothing for the others.
 func (a *GroupAggregate) nullShare() *column.Batch {
-	s := a.sums[a.h.table.N*a.stride:][:a.stride]
+	s := a.nullSummary()
 	cols := make([]*column.Vector, 0, len(a.schema))
 	for _, t := range a.types {
 		cols = append(cols, column.NullVector(t, 1))

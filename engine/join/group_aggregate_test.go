@@ -104,6 +104,12 @@ func TestGroupAggregateMatchesSummarize(t *testing.T) {
 							if a.foldedGroups != (mode == "folded") || a.grouped() != (mode == "folded") {
 								t.Fatalf("%s by %v: groups folded in place %v, passed through as the result %v", mode, names, a.foldedGroups, a.grouped())
 							}
+							// The keyed path (group_keyed.go) takes every folded build-side grouping over one int key
+							// once the table is partitioned, but innerunique probing with the left.
+							keyed := mode == "folded" && radix > 0 && a.onBuild && intKeyed(spec.KeyTypes) && (kind != InnerUnique || buildLeft)
+							if a.usedKeyed != keyed {
+								t.Fatalf("%s by %v buildLeft=%v radix=%d: keyed path %v, want %v", mode, names, buildLeft, radix, a.usedKeyed, keyed)
+							}
 							if size == 7 && radix == 0 {
 								a, _ := NewGroupAggregate(spec, &tableOp{t: lt, size: size}, &tableOp{t: rt, size: size}, buildLeft, memory.NewBudget(0), keys, ga)
 								a.shareRowsOnly = mode == "forced shares"
@@ -261,7 +267,7 @@ func TestGroupAggregateFoldOverBudget(t *testing.T) {
 	space := spill.NewSpace(spill.Memory)
 	defer space.Close()
 	ctx := spill.WithSpace(context.Background(), space)
-	budgetRefusals := 0
+	budgetRefusals, keyedDirect := 0, 0
 	for _, kind := range []Kind{Inner, LeftOuter, RightOuter, FullOuter} {
 		spec, err := NewSpec(kind, lt.Schema, rt.Schema, []int{0}, []int{0})
 		if err != nil {
@@ -273,12 +279,12 @@ func TestGroupAggregateFoldOverBudget(t *testing.T) {
 			for _, buildLeft := range []bool{false, true} {
 				want := orderedRows(t, exec.NewSummarize(NewHash(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(0)),
 					schema, ke, ea, memory.NewBudget(0)))
-				run := func(budget int64, foldCap int) (*GroupAggregate, bool) {
+				run := func(budget int64, foldCap int, radix uint) (*GroupAggregate, bool) {
 					a, err := NewGroupAggregate(spec, &tableOp{t: lt, size: 64}, &tableOp{t: rt, size: 64}, buildLeft, memory.NewBudget(budget), keys, ga)
 					if err != nil {
 						t.Fatal(err)
 					}
-					a.foldCap = foldCap
+					a.foldCap, a.h.radixBits = foldCap, radix
 					tab, err := exec.Materialize(ctx, a.Combine(schema, a.h.budget))
 					if err != nil {
 						return a, false // the hash join's table is over the budget
@@ -288,14 +294,20 @@ func TestGroupAggregateFoldOverBudget(t *testing.T) {
 					}
 					return a, true
 				}
-				for budget := int64(32 << 10); budget <= 2<<20; budget += budget / 8 {
-					if a, ok := run(budget, 0); ok && a.refused {
-						budgetRefusals++
+				for _, radix := range []uint{0, 3} {
+					for budget := int64(32 << 10); budget <= 2<<20; budget += budget / 8 {
+						a, ok := run(budget, 0, radix)
+						if ok && a.refused {
+							budgetRefusals++
+						}
+						if a.keyedDirect {
+							keyedDirect++
+						}
 					}
-				}
-				for _, foldCap := range []int{1, 2, 3, 40, 250} {
-					if a, _ := run(0, foldCap); !a.refused && len(want) > foldCap {
-						t.Errorf("%s by %s buildLeft=%v: %d groups, none refused past %d", kind, by, buildLeft, len(want), foldCap)
+					for _, foldCap := range []int{1, 2, 3, 40, 250} {
+						if a, _ := run(0, foldCap, radix); !a.refused && len(want) > foldCap {
+							t.Errorf("%s by %s buildLeft=%v: %d groups, none refused past %d", kind, by, buildLeft, len(want), foldCap)
+						}
 					}
 				}
 			}
@@ -303,5 +315,8 @@ func TestGroupAggregateFoldOverBudget(t *testing.T) {
 	}
 	if budgetRefusals == 0 {
 		t.Errorf("no budget refused a folded group")
+	}
+	if keyedDirect == 0 {
+		t.Errorf("no budget refused the keyed path's scattered probe rows")
 	}
 }

@@ -218,8 +218,11 @@ func buildRank(o uint64, r int) uint64 { return o<<32 | uint64(r+1) }
 func (a *GroupAggregate) foldBuild() []uint64 {
 	h, f := a.h, a.folding
 	n := h.table.N
-	a.firsts = nil // each found key's place among them is in its summary (ordWord)
-	alone := uint64(n + 1)
+	a.firsts = nil         // each found key's place among them is in its summary (ordWord)
+	alone := uint64(n + 1) // past every key's place among the found keys
+	if a.keyed != nil {
+		alone = maxPlace + 1 // past every probe row's place
+	}
 	bt := h.table.Batch()
 	roots, sums, stride, ordWord, gid, unmatched := a.roots, a.sums, a.stride, a.ordWord, a.gid, h.bs.unmatched
 	for lo := 0; lo < n; lo += shareChunkRows {
@@ -299,11 +302,11 @@ func (f *groupFold) nullGroup(a *GroupAggregate) (int32, bool) {
 func (a *GroupAggregate) mergeNull(g int32, rk uint64) {
 	f := a.folding
 	p := f.states[int(g)*f.stride:]
-	p[0] += a.sums[a.h.table.N*a.stride]
+	p[0] += a.nullSummary()[0]
 	if rk < uint64(p[rankWord]) {
 		p[rankWord] = int64(rk)
 	}
-	heads, gs := []int32{int32(a.h.table.N)}, []int32{g}
+	heads, gs := []int32{a.nullKey}, []int32{g}
 	for i, t := range a.aggs {
 		if w := f.words[i]; w >= 0 && !t.onSide {
 			foldSummaries(f.states, f.stride, w, t.kernel, a.sums, a.stride, t.word, heads, gs)

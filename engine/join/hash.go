@@ -193,6 +193,15 @@ func (h *Hash) buildKeys() ([]int, []int) {
 // buildTable reads the build side and indexes it, after narrowing both sides to the top's candidates when the
 // join can pick them first (hash_topfirst.go).
 func (h *Hash) buildTable(ctx context.Context) error {
+	if err := h.readBuildSide(ctx); err != nil {
+		return err
+	}
+	return h.indexBuild()
+}
+
+// readBuildSide reads the build side, hands its keys over to a dynamic filter when one waits for them, and
+// narrows both sides to the top's candidates when the join can pick them first (hash_topfirst.go).
+func (h *Hash) readBuildSide(ctx context.Context) error {
 	if err := h.readBuild(ctx); err != nil {
 		return err
 	}
@@ -204,10 +213,13 @@ func (h *Hash) buildTable(ctx context.Context) error {
 		}
 	}
 	if h.top != nil {
-		if err := h.topFirst(ctx); err != nil {
-			return err
-		}
+		return h.topFirst(ctx)
 	}
+	return nil
+}
+
+// indexBuild indexes the build side read and turns the partitioned probe on when the table is large.
+func (h *Hash) indexBuild() error {
 	if err := h.index(); err != nil {
 		return err
 	}

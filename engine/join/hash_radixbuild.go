@@ -57,9 +57,10 @@ func (h *Hash) partitionBits(tableBytes int64, shift uint) uint {
 // buildOrder lists the build rows with non-null keys in insertion order (forwards for a unique build, else
 // backwards; each row once), grouped by their partition under bits partition bits (the top bits of the key's
 // slot hash, for the one key the table is built on: ints, an int64; else a string) and stable within a
-// partition; with ints, the keys beside them. It sets next[i] = -1 for a row with a null key (no chain holds
-// it). It reports false, having changed nothing, when the budget refuses the memory it needs. Its loops are
-// typed and call nothing per row (under js/wasm a call per row costs more than the row's work).
+// partition; with ints, the keys beside them. It sets next[i] = -1, when next is made, for a row with a null
+// key (no chain holds it). It reports false, having changed nothing, when the budget refuses the memory it
+// needs. Its loops are typed and call nothing per row (under js/wasm a call per row costs more than the row's
+// work).
 func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints bool) (rows []int32, ikeys []int64, ok bool) {
 	n := h.table.N
 	need := int64(n) * radixBuildRowBytes
@@ -90,7 +91,9 @@ func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints b
 			if k.IsNull(i) {
 				counts[parts[i]]--
 				parts[i] = noPartition
-				h.next[i] = -1
+				if h.next != nil {
+					h.next[i] = -1
+				}
 				keyed--
 			}
 		}

@@ -186,3 +186,34 @@ func findInt(slots []intSlot, mask uint64, shift uint, k int64) int32 {
 		}
 	}
 }
+
+// NumberTo numbers the distinct keys of an empty map in the order they come: keys[j], seen for the first time,
+// is put with value next (counting up from 0) and out[at[j]] is set to it; a repeat gets its key's number, or
+// -1 with first (only a key's first row keeps it). It returns how many keys were numbered. The join
+// aggregate's keyed path numbers its build keys so in partition order, which makes the numbers of a
+// partition's keys one run (group_keyed.go); a loop with the map in locals, no call per key.
+func (m *Ints) NumberTo(keys []int64, at, out []int32, first bool) int {
+	slots, mask, shift, n := m.slots, m.mask, m.shift, m.n
+	at = at[:len(keys)]
+	for j, k := range keys {
+		num := int32(-1)
+		for s := IntHash(k) >> shift; ; s = (s + 1) & mask {
+			e := &slots[s]
+			if e.val == 0 {
+				num = int32(n)
+				e.key, e.val = k, num+1
+				n++
+				break
+			}
+			if e.key == k {
+				if !first {
+					num = e.val - 1
+				}
+				break
+			}
+		}
+		out[at[j]] = num
+	}
+	m.n = n
+	return n
+}

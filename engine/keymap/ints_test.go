@@ -187,3 +187,44 @@ func TestPushToIsPush(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberTo checks that distinct keys are numbered in the order they first come, that a repeat gets its
+// key's number (or -1 when only a key's first row keeps one), and that the numbers land where at says.
+func TestNumberTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, first := range []bool{false, true} {
+		keys := make([]int64, 5000)
+		for i := range keys {
+			keys[i] = rng.Int64N(700) - 350
+		}
+		at := rng.Perm(len(keys))
+		at32 := make([]int32, len(at))
+		for i, x := range at {
+			at32[i] = int32(x)
+		}
+		m := NewInts(len(keys))
+		out := make([]int32, len(keys))
+		n := m.NumberTo(keys, at32, out, first)
+		seen := map[int64]int32{}
+		for j, k := range keys {
+			want, ok := seen[k]
+			if !ok {
+				want = int32(len(seen))
+				seen[k] = want
+			} else if first {
+				want = -1
+			}
+			if got := out[at[j]]; got != want {
+				t.Fatalf("first=%v: key %d (row %d) numbered %d, want %d", first, k, j, got, want)
+			}
+		}
+		if n != len(seen) || m.Len() != n {
+			t.Fatalf("first=%v: %d keys numbered, map holds %d, want %d", first, n, m.Len(), len(seen))
+		}
+		for k, num := range seen {
+			if got := m.Lookup(k); got != num {
+				t.Fatalf("first=%v: Lookup(%d) = %d, want %d", first, k, got, num)
+			}
+		}
+	}
+}

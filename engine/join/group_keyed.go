@@ -1,0 +1,351 @@
+package join
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/keymap"
+)
+
+// The join aggregate's keyed path: build-side groups folded in place (group_fold.go) over one int64 key, when
+// the build side is large enough for its tables to miss the cache.
+//
+// On the general path each probe row looks its key up in the hash join's table and adds itself to the key's
+// summary, which is indexed by the key's first build row: two accesses at random into tables of the build
+// side's size per probe row, each a cache miss once the build side outgrows the cache. The partitioned probe
+// (hash_radix.go) orders the lookups of a window by partition, but every window still touches every
+// partition of the table, and the summaries stay in build-row order. Here nothing is chained (the fold needs
+// each key's summary, never its rows one by one), and both accesses stay in the cache:
+//
+//	number     the build keys go into a map (keymap.Ints) partition by partition — a key's partition is the
+//	           top bits of its hash, which are also those of its home slot — and each distinct key is numbered
+//	           as it first comes: a partition's keys have consecutive numbers, so their slots and their
+//	           summaries (indexed by number) are two runs of memory. Each build row's root is its key's number.
+//	scatter    each probe row with a key is copied into its partition's rows: the key, its place in the probe
+//	           side with a bit per fold-side value that is null, and those values. With the probe side not
+//	           preserved, a row whose hash bit is clear in a filter of the build keys has no match and is
+//	           dropped at once, never copied.
+//	summarise  at the end of the probe side, partition by partition, each row finds its key's number and adds
+//	           itself to the key's summary: the partition's runs of slots and summaries stay in the cache for
+//	           all of its rows. A row of a preserved probe side with no match goes into the null summary.
+//	fold       foldBuild, as on the general path, each build row's summary found through its root.
+//
+// Order: rows of a partition keep their probe order, so a key's first row summarised is its first probe row,
+// whose place the summary's order word keeps: the build rows' groups then rank by the places of their keys'
+// first probe rows, as the join's output lists them (buildRank). The null summary ranks by the place of its
+// first row.
+//
+// Memory, on the budget: the map (keymap.IntsBytes of the build rows), a root a build row, a summary per
+// distinct key, the partitioned build's order while the keys are numbered, the filter (a byte a build row),
+// and per scattered probe row 8 bytes for its key, 8 for its place and 8 per fold-side value. When the budget
+// refuses the scattered rows, the rows held so far are summarised and the rest of the probe side is
+// summarised batch by batch in probe order, looking each key up at random as the general path does: the
+// same answer, more misses. Cost: per probe row one hash and one filter bit at scatter; per scattered row a
+// copy, a lookup and a summary update that hit the cache; per build row one root and one summary read.
+type keyedProbe struct {
+	shift  uint // a key's partition is IntHash(key) >> shift
+	words  int  // words per scattered row after its key: place and null bits, then one per fold-side value
+	parts  []keyedPart
+	filter []uint64 // bit IntHash(key) >> fshift set for every build key; nil when the probe side is preserved
+	fshift uint
+	placed int64 // probe rows read so far: the next row's place
+	held   int64 // the scattered rows' share of the budget
+	direct bool  // the budget refused the scatter: batches are summarised as they come
+	// kns is the summarise loop's scratch: per row of a chunk, its key's number.
+	kns []int32
+}
+
+// keyedPart is one partition's scattered rows, in probe order, in chunks that are never copied as they grow.
+type keyedPart struct {
+	chunks []*keyedChunk
+}
+
+// keyedChunk holds up to keyedChunkRows rows: their keys, and words words per row beside them.
+type keyedChunk struct {
+	keys  []int64
+	words []int64
+}
+
+const (
+	// keyedChunkRows is a chunk's rows: 16 KiB of keys.
+	keyedChunkRows = 2048
+	// keyedNullBits is how many fold-side values a row's null bits cover; an aggregate with more takes the
+	// general path.
+	keyedNullBits = 8
+	// maxPlace bounds a probe row's place: a rank holds it in 32 bits, below the rank of a build row alone.
+	maxPlace = 1<<32 - 2
+)
+
+// keyable reports whether the join takes the keyed path once its build side is read: build-side groups whose
+// aggregates all fold in place, one int64 key, and no dedupe of probe rows (innerunique probing with the left)
+// or top bound, both of which need the probe's rows in order.
+func (a *GroupAggregate) keyable() bool {
+	h := a.h
+	return a.onBuild && !a.shareRowsOnly && denseFolds(a.aggs) && len(a.fold) <= keyedNullBits &&
+		intKeyed(h.spec.KeyTypes) && !(h.unique && !h.buildLeft) && h.top == nil && h.table.N <= maxBuildRows
+}
+
+// indexKeys numbers the build keys in partition order (the roots) and makes their summaries and the probe's
+// partitions. It reports false, having given back what it took, when the table is small enough for the cache
+// (no partitions) or the budget refuses it.
+func (a *GroupAggregate) indexKeys() bool {
+	h := a.h
+	n := h.table.N
+	slots := keymap.Slots(n)
+	tableBits := uint(bits.TrailingZeros(uint(slots)))
+	mapBytes := keymap.IntsBytes(n)
+	sumBytes := int64(n+1) * int64(a.stride) * 8
+	pbits := h.partitionBits(mapBytes+sumBytes, 64-tableBits)
+	if pbits == 0 {
+		return false
+	}
+	var filterWords int
+	if !h.ps.unmatched {
+		filterWords = filterSize(n)
+	}
+	need := mapBytes + int64(n)*4 + sumBytes + int64(filterWords)*8
+	if h.budget.Grow("the join aggregate's keyed summaries", need) != nil {
+		return false
+	}
+	bk, _ := h.buildKeys()
+	keys := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)
+	rows, ikeys, ok := h.buildOrder(keys, true, pbits, true)
+	if !ok {
+		h.budget.Shrink(need)
+		return false
+	}
+	a.held += need
+	ints := keymap.NewInts(n)
+	roots := make([]int32, n)
+	for i := range roots {
+		roots[i] = -1 // a null key keeps -1: buildOrder left it out
+	}
+	// A unique build (innerunique building on the left) keeps a key's first row: buildOrder lists a
+	// partition's rows in build order.
+	k := ints.NumberTo(ikeys, rows, roots, h.unique)
+	h.releaseBuildOrder()
+	unused := int64(n-k) * int64(a.stride) * 8
+	h.budget.Shrink(unused)
+	a.held -= unused
+	a.roots, a.sums, a.nullKey = roots, make([]int64, (k+1)*a.stride), int32(k)
+	h.ints = ints
+	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(a.fold), parts: make([]keyedPart, 1<<pbits)}
+	if filterWords > 0 {
+		kp.filter = make([]uint64, filterWords)
+		kp.fshift = 64 - uint(bits.TrailingZeros(uint(filterWords*64)))
+		for j, x := range ikeys {
+			if roots[rows[j]] >= 0 {
+				f := keymap.IntHash(x) >> kp.fshift
+				kp.filter[f/64] |= 1 << (f % 64)
+			}
+		}
+	}
+	a.keyed, a.usedKeyed = kp, true
+	return true
+}
+
+// filterSize is the words of a filter of filterBitsPerRow bits a build row of n, a power of two in bits,
+// capped at maxFilterBits.
+func filterSize(n int) int {
+	fbits := 64
+	for fbits < n*filterBitsPerRow && fbits < maxFilterBits {
+		fbits <<= 1
+	}
+	return fbits / 64
+}
+
+// probeKeyed reads the next probe batch and scatters its rows, or summarises them when the budget refused the
+// scatter; at the end of the probe side it summarises the partitions and moves on to the fold.
+func (a *GroupAggregate) probeKeyed(b *column.Batch, sel []int32) error {
+	kp, h := a.keyed, a.h
+	if kp.placed+int64(b.N) > maxPlace {
+		return fmt.Errorf("the join aggregate ranks at most %d probe rows", int64(maxPlace))
+	}
+	_, pk := h.buildKeys()
+	key := keyColumns(b, pk, h.spec.KeyTypes)[0]
+	vals := make([]*column.Vector, len(a.fold))
+	for i, fi := range a.fold {
+		vals[i] = b.Cols[a.aggs[fi].col]
+	}
+	place := kp.placed
+	kp.placed += int64(b.N)
+	if !kp.direct {
+		need := int64(b.N) * int64(1+kp.words) * 8
+		if h.budget.Grow("the join aggregate's scattered probe rows", need) == nil {
+			kp.held += need
+			a.scatterKeyed(key, vals, place, sel, b.N)
+			return nil
+		}
+		a.summariseParts()
+		kp.direct, a.keyedDirect = true, true
+	}
+	a.summariseDirect(key, vals, place, sel, b.N)
+	return nil
+}
+
+// scatterKeyed copies the live rows of a probe batch of n rows (sel; nil: all) into their partitions: rows
+// with a null key go into the null summary at once when the probe side is preserved, rows the filter proves
+// unmatched are dropped. The loop reads locals only and calls nothing per row but append.
+func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector, place int64, sel []int32, n int) {
+	kp := a.keyed
+	filter, fshift, shift, parts, words := kp.filter, kp.fshift, kp.shift, kp.parts, kp.words
+	nulls := key.HasNulls()
+	valNulls := false
+	for _, v := range vals {
+		valNulls = valNulls || v.HasNulls()
+	}
+	live := n
+	if sel != nil {
+		live = len(sel)
+	}
+	for i := range live {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if nulls && key.IsNull(r) {
+			a.addNull(place+int64(r), vals, r)
+			continue
+		}
+		x := key.Ints[r]
+		hx := keymap.IntHash(x)
+		if filter != nil {
+			if f := hx >> fshift; filter[f/64]&(1<<(f%64)) == 0 {
+				continue
+			}
+		}
+		pt := &parts[hx>>shift]
+		var c *keyedChunk
+		if len(pt.chunks) > 0 {
+			c = pt.chunks[len(pt.chunks)-1]
+		}
+		if c == nil || len(c.keys) == keyedChunkRows {
+			c = &keyedChunk{keys: make([]int64, 0, keyedChunkRows), words: make([]int64, 0, keyedChunkRows*words)}
+			pt.chunks = append(pt.chunks, c)
+		}
+		c.keys = append(c.keys, x)
+		pm := (place + int64(r)) << keyedNullBits
+		if valNulls {
+			for j, v := range vals {
+				if v.IsNull(r) {
+					pm |= 1 << j
+				}
+			}
+		}
+		c.words = append(c.words, pm)
+		for _, v := range vals {
+			c.words = append(c.words, v.Ints[r]) // a null's stored value, never read: its bit is set
+		}
+	}
+}
+
+// keyedRow writes into row the words of probe row r at place: place<<8 with bit i set when the i-th fold-side
+// value is null, then the values.
+func keyedRow(row []int64, place int64, vals []*column.Vector, r int) {
+	pm := place << keyedNullBits
+	for i, v := range vals {
+		if v.IsNull(r) {
+			pm |= 1 << i
+			row[1+i] = 0
+			continue
+		}
+		row[1+i] = v.Ints[r]
+	}
+	row[0] = pm
+}
+
+// summariseParts summarises every partition's scattered rows, partition by partition, and drops them.
+func (a *GroupAggregate) summariseParts() {
+	kp := a.keyed
+	for p := range kp.parts {
+		for _, c := range kp.parts[p].chunks {
+			kp.kns = growTo(kp.kns, len(c.keys))
+			a.h.ints.FindEach(c.keys, kp.kns)
+			a.summariseRows(kp.kns, c.words)
+		}
+		kp.parts[p].chunks = nil
+	}
+	a.h.budget.Shrink(kp.held)
+	kp.held = 0
+}
+
+// summariseDirect summarises the live rows of a probe batch of n rows (sel; nil: all) in probe order, each key
+// looked up as it comes: the way of the rows the budget would not let the scatter hold.
+func (a *GroupAggregate) summariseDirect(key *column.Vector, vals []*column.Vector, place int64, sel []int32, n int) {
+	row := make([]int64, a.keyed.words)
+	kns := []int32{0}
+	live := n
+	if sel != nil {
+		live = len(sel)
+	}
+	for i := range live {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		kns[0] = -1
+		if !key.IsNull(r) {
+			kns[0] = a.h.ints.Find(key.Ints[r])
+		}
+		keyedRow(row, place+int64(r), vals, r)
+		a.summariseRows(kns, row)
+	}
+}
+
+// summariseRows adds each row of words (kp.words each: place and null bits, then the fold-side values) to the
+// summary of its key's number kns[j]; a row whose key has no number (-1) is unmatched and goes into the null
+// summary when the probe side is preserved. A key's first row writes its place into the order word.
+func (a *GroupAggregate) summariseRows(kns []int32, words []int64) {
+	sums, stride, ordWord, width := a.sums, a.stride, a.ordWord, a.keyed.words
+	unmatched := a.h.ps.unmatched
+	null := a.nullSummary()
+	for j, kn := range kns {
+		row := words[j*width:][:width]
+		s := null
+		switch {
+		case kn >= 0:
+			s = sums[int(kn)*stride:][:stride]
+			if s[0] == 0 {
+				s[ordWord] = row[0] >> keyedNullBits
+			}
+		case !unmatched:
+			continue
+		default:
+			if place := int(row[0] >> keyedNullBits); a.nullAt < 0 || place < a.nullAt {
+				a.nullAt = place
+			}
+		}
+		s[0]++
+		for i, fi := range a.fold {
+			if row[0]&(1<<i) != 0 {
+				continue
+			}
+			t := &a.aggs[fi]
+			x, w := row[1+i], s[t.word:][:2]
+			switch {
+			case t.kernel == foldSum:
+				w[1] += x
+			case w[0] == 0, t.kernel == foldMin && x < w[1], t.kernel == foldMax && x > w[1]:
+				w[1] = x
+			}
+			w[0]++
+		}
+	}
+}
+
+// addNull adds probe row r, at place, to the null summary when the probe side is preserved (a null key
+// matches no build row): its count, its fold-side values, and the place of the summary's first row.
+func (a *GroupAggregate) addNull(place int64, vals []*column.Vector, r int) {
+	if !a.h.ps.unmatched {
+		return
+	}
+	row := make([]int64, a.keyed.words)
+	keyedRow(row, place, vals, r)
+	a.summariseRows([]int32{-1}, row)
+}
+
+// nullSummary is the summary of the preserved probe rows with no match, past the keys' summaries.
+func (a *GroupAggregate) nullSummary() []int64 {
+	return a.sums[int(a.nullKey)*a.stride:][:a.stride]
+}
