@@ -149,6 +149,7 @@ func runAll(workloads []Workload, runs int, only string, rss bool) error {
 		var times []time.Duration
 		var leastCPU time.Duration
 		for i := range runs {
+			Settle()
 			cpu := processCPU()
 			got, t, err := Run(context.Background(), w, data)
 			if err != nil {

@@ -80,6 +80,7 @@ func main() {
 			if current == nil || currentName != w.Data {
 				return nil, fmt.Errorf("bench %s: generate(%q) first", name, w.Data)
 			}
+			Settle()
 			dg, d, err := Run(context.Background(), w, current)
 			if err != nil {
 				return nil, err

@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -260,6 +261,14 @@ func strKey(buf []byte, x int64) []byte {
 	}
 	return buf
 }
+
+// Settle collects the garbage of the runs before, untimed, so the run after it starts from a collected heap:
+// its tables then reuse the memory earlier runs freed instead of growing the heap into fresh pages, each of
+// which costs a fault on first touch (a Wasm memory never shrinks; on the machines measured, a run that
+// grew into fresh memory took up to twice as long as one that reused it). The playground's engine collects
+// after every run for the same reason (wasm/engine). The page, the command and BenchmarkWorkloads call it
+// before each run they time.
+func Settle() { runtime.GC() }
 
 // Run runs workload w once over d and returns its digest and the time the query took, planning included.
 func Run(ctx context.Context, w Workload, d *Data) (Digest, time.Duration, error) {
