@@ -307,11 +307,13 @@ func (b *binder) project(in Node, items []kql.NamedExpr, extend bool, verb strin
 	schema := in.Schema()
 	var outSchema column.Schema
 	var outs []exec.Output
+	var asts []kql.Expr
 	if extend {
 		outSchema = append(outSchema, schema...)
 		for i := range schema {
 			outs = append(outs, exec.Output{Input: i})
 		}
+		asts = make([]kql.Expr, len(schema))
 	}
 	unnamed := 0
 	var texts []string
@@ -341,11 +343,13 @@ func (b *binder) project(in Node, items []kql.NamedExpr, extend bool, verb strin
 			// KQL's extend removes a column it redefines and appends the new one.
 			outSchema = append(outSchema[:i:i], outSchema[i+1:]...)
 			outs = append(outs[:i:i], outs[i+1:]...)
+			asts = append(asts[:i:i], asts[i+1:]...)
 		}
 		outSchema = append(outSchema, f)
 		outs = append(outs, out)
+		asts = append(asts, it.Expr)
 	}
-	return &projectNode{base: base{schema: outSchema}, in: in, outs: outs, text: verb + " " + strings.Join(texts, ", ")}, nil
+	return &projectNode{base: base{schema: outSchema}, in: in, outs: outs, asts: asts, text: verb + " " + strings.Join(texts, ", ")}, nil
 }
 
 func (b *binder) sort(in Node, keys []kql.SortKey, limit int64) (Node, error) {
@@ -417,6 +421,7 @@ func (b *binder) summarize(in Node, op *kql.Summarize) (Node, error) {
 		keys = append(keys, e)
 	}
 	var aggs []exec.Agg
+	var args []kql.Expr
 	var aggSchema column.Schema
 	for _, it := range op.Aggs {
 		call, ok := it.Expr.(*kql.Call)
@@ -437,6 +442,11 @@ func (b *binder) summarize(in Node, op *kql.Summarize) (Node, error) {
 			}
 		}
 		aggs = append(aggs, a)
+		var arg kql.Expr
+		if len(call.Args) == 1 {
+			arg = call.Args[0]
+		}
+		args = append(args, arg)
 		aggSchema = append(aggSchema, column.Field{Name: name, Type: a.Type})
 		texts = append(texts, name+" = "+kql.String(call))
 	}
@@ -453,7 +463,7 @@ func (b *binder) summarize(in Node, op *kql.Summarize) (Node, error) {
 		}
 		text += " by " + strings.Join(by, ", ")
 	}
-	return &summarizeNode{base: base{schema: outSchema}, in: in, keys: keys, aggs: aggs, text: text}, nil
+	return &summarizeNode{base: base{schema: outSchema}, in: in, keys: keys, aggs: aggs, args: args, text: text}, nil
 }
 
 // aggregate checks one aggregate call and fixes its result type.

@@ -158,7 +158,7 @@ func TestAggregateJoinsLeavesOtherShapes(t *testing.T) {
 		"@A | join hint.strategy=hash (@B) on k | summarize m = min(x) by id",
 		"@A | join kind=leftsemi hint.strategy=hash (@B) on k | summarize n = count() by id",
 		"@A | join hint.strategy=hash (@B) on k | summarize a = avg(v)",
-		"@A | join hint.strategy=hash (@B) on k | summarize s = sum(v + 1)",
+		"@A | join hint.strategy=hash (@B) on k | summarize s = sum(v + v1)",
 		"@A | join hint.strategy=nestedloop (@B) on k | summarize n = count()",
 		"@A | join hint.strategy=hash (@B) on k | where v > 0 | summarize n = count()",
 	} {

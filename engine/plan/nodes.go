@@ -124,6 +124,9 @@ type projectNode struct {
 	base
 	in   Node
 	outs []exec.Output
+	// asts holds, per output, the expression it was compiled from, nil for one kept as it was (extend's
+	// input columns); nil when unknown. pushSideExpressions reads them.
+	asts []kql.Expr
 	text string
 }
 
@@ -162,6 +165,8 @@ type summarizeNode struct {
 	in   Node
 	keys []expr.Expr
 	aggs []exec.Agg
+	// args holds, per aggregate, the expression its argument was compiled from (nil: count(), or unknown).
+	args []kql.Expr
 	text string
 }
 

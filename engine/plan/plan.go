@@ -47,6 +47,7 @@ func Build(ctx context.Context, q *kql.Query, sources map[string]source.Source, 
 	root = pushFiltersIntoJoins(root) // a where's one-side conjuncts go below the join (filterjoin.go)
 	root = pushdown(root)
 	root = pagedRewrite(root)        // paged joins take the sort and take above them (paged_rewrite.go)
+	root = pushSideExpressions(root) // aggregates' one-side expressions computed below the join (sideexpr.go)
 	root = aggregateJoins(root)      // summarize count()/sum() folded into the hash join below it (joinagg.go)
 	root = pushTopBounds(root)       // a top's bound filters the inner hash join's probe below it (topbound.go)
 	root = pushWheresIntoJoins(root) // a where over a join runs on its row pairs (pairwhere.go)

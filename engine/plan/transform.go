@@ -21,6 +21,8 @@ func setChild(n Node, i int, c Node) {
 		n.in = c
 	case *summarizeNode:
 		n.in = c
+	case *sideFixNode:
+		n.in = c
 	case *sortNode:
 		n.in = c
 	case *boundedTopNode:
