@@ -33,8 +33,8 @@ import (
 //     (sideFixNode) adds c times that count to the sum — integer addition wraps the same in any order, so it is
 //     exactly what adding c once per row gave — and the sum is null only when no row added a value.
 //
-// Inner and innerunique null-extend neither side, leftouter the right, rightouter the left, fullouter both;
-// semi and anti kinds are left alone (they emit one side's rows, which aggregateJoins folds as they are). A
+// Inner, innerunique, semi and anti kinds null-extend neither side (semi and anti emit one side's rows
+// alone), leftouter the right, rightouter the left, fullouter both. A
 // side's expression is computed for each of its rows, matched or not: for a join that drops most rows that can
 // cost more than computing it above, but it lets the join fold its output instead of materialising it. It runs
 // once in Build, after the rewrites that move filters and before aggregateJoins, and only where the result
@@ -84,15 +84,12 @@ func pushSideExpression(n Node) Node {
 	spec := j.jp.Spec
 	leftExt, rightExt := false, false
 	switch spec.Kind {
-	case join.Inner, join.InnerUnique:
 	case join.LeftOuter:
 		rightExt = true
 	case join.RightOuter:
 		leftExt = true
 	case join.FullOuter:
 		leftExt, rightExt = true, true
-	default:
-		return n
 	}
 	// The keys: plain columns of the join, through the projects.
 	var keys []int
