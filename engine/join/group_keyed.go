@@ -102,7 +102,7 @@ func (a *GroupAggregate) indexKeys() bool {
 	}
 	var filterWords int
 	if !h.ps.unmatched {
-		filterWords = filterSize(n)
+		filterWords = 1 << filterLogBits(n) / 64
 	}
 	need := mapBytes + int64(n)*4 + sumBytes + int64(filterWords)*8
 	if h.budget.Grow("the join aggregate's keyed summaries", need) != nil {
@@ -133,7 +133,7 @@ func (a *GroupAggregate) indexKeys() bool {
 	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(a.fold), parts: make([]keyedPart, 1<<pbits)}
 	if filterWords > 0 {
 		kp.filter = make([]uint64, filterWords)
-		kp.fshift = 64 - uint(bits.TrailingZeros(uint(filterWords*64)))
+		kp.fshift = 64 - filterLogBits(n)
 		for j, x := range ikeys {
 			if roots[rows[j]] >= 0 {
 				f := keymap.IntHash(x) >> kp.fshift
@@ -143,16 +143,6 @@ func (a *GroupAggregate) indexKeys() bool {
 	}
 	a.keyed, a.usedKeyed = kp, true
 	return true
-}
-
-// filterSize is the words of a filter of filterBitsPerRow bits a build row of n, a power of two in bits,
-// capped at maxFilterBits.
-func filterSize(n int) int {
-	fbits := 64
-	for fbits < n*filterBitsPerRow && fbits < maxFilterBits {
-		fbits <<= 1
-	}
-	return fbits / 64
 }
 
 // probeKeyed reads the next probe batch and scatters its rows, or summarises them when the budget refused the

@@ -53,6 +53,11 @@ type radixProbe struct {
 	// that a window was cut short by the budget. Tests and explain read them.
 	windows, sorted int
 	overBudget      bool
+	// filter, for an int64 key, has bit IntHash(k) >> fshift set for every build key (see keyFilter); nil when
+	// the budget refused it. filtered counts the probe rows it proved unmatched, for explain and tests.
+	filter   []uint64
+	fshift   uint
+	filtered int64
 }
 
 const (
@@ -95,6 +100,34 @@ func (h *Hash) startRadix() {
 		return
 	}
 	h.radix = &radixProbe{bits: bits, counts: make([]int, 1<<bits)}
+	if h.ints != nil {
+		h.keyFilter()
+	}
+}
+
+// keyFilter sets the partitioned probe's filter of the build keys: filterBitsPerRow bits a build row, one set
+// per key. A probe row whose bit is clear has a key no build row has, so it is no match without a lookup:
+// sortWindow leaves it out of the partitions, and only the rows that may match are sorted and looked up. The
+// filter is read at random, but at a byte a build row it stays in the cache where the table does not; for a
+// probe side whose keys mostly miss (an anti join, a join of sparse keys) it saves most lookups, and for one
+// whose keys all match it costs a bit test a row. Its memory is grown on the budget; refused, there is none.
+func (h *Hash) keyFilter() {
+	w := h.radix
+	fbits := filterLogBits(h.table.N)
+	if h.budget.Grow("the hash join's key filter", 1<<fbits/8) != nil {
+		return
+	}
+	h.held += 1 << fbits / 8
+	w.filter, w.fshift = make([]uint64, 1<<fbits/64), 64-fbits
+	bk, _ := h.buildKeys()
+	k := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)[0]
+	for r, x := range k.Ints[:h.table.N] {
+		if h.next[r] == notIndexed || k.IsNull(r) {
+			continue
+		}
+		f := keymap.IntHash(x) >> w.fshift
+		w.filter[f/64] |= 1 << (f % 64)
+	}
 }
 
 // slotShift is the table's shift: a key's first slot is the top 64-shift bits of its slot hash.
@@ -239,12 +272,29 @@ func (h *Hash) sortWindow(rows int) {
 	shift := 64 - w.bits
 	keyed := 0
 	isInt := h.ints != nil
+	filter, fshift, filtered := w.filter, w.fshift, int64(0)
 	for i, b := range w.batches {
 		part := w.part[w.starts[i] : w.starts[i]+b.N]
 		keys := w.keys[i]
 		nulls := keys[0].HasNulls() || len(keys) > 1
 		skip := w.skips[i]
 		ints, strs := keys[0].Ints, w.strs[i] // read only at rows with a key
+		// Every row has a key, and the filter leaves out those it proves unmatched, as it does a null key.
+		if isInt && !nulls && skip == nil && filter != nil {
+			for r, k := range ints[:len(part)] {
+				hx := keymap.IntHash(k)
+				if f := hx >> fshift; filter[f/64]&(1<<(f%64)) == 0 {
+					part[r] = noPartition
+					filtered++
+					continue
+				}
+				p := hx >> shift
+				part[r] = uint16(p)
+				counts[p]++
+				keyed++
+			}
+			continue
+		}
 		// Every row has a key: no test per row.
 		if isInt && !nulls && skip == nil {
 			for r, k := range ints[:len(part)] {
@@ -266,7 +316,13 @@ func (h *Hash) sortWindow(rows int) {
 			}
 			var p uint64
 			if isInt {
-				p = keymap.IntHash(ints[r]) >> shift
+				hx := keymap.IntHash(ints[r])
+				if f := hx >> fshift; filter != nil && filter[f/64]&(1<<(f%64)) == 0 {
+					part[r] = noPartition
+					filtered++
+					continue
+				}
+				p = hx >> shift
 			} else {
 				p = keymap.StrHome(strs[r]) >> shift
 			}
@@ -275,6 +331,7 @@ func (h *Hash) sortWindow(rows int) {
 			keyed++
 		}
 	}
+	w.filtered += filtered
 	startsFromCounts(counts)
 	w.order = growTo(w.order, keyed)
 	order, heads := w.order, w.heads
@@ -291,8 +348,8 @@ func (h *Hash) sortWindow(rows int) {
 		base := w.starts[i]
 		part := w.part[base : base+b.N]
 		ints, strs := w.keys[i][0].Ints, w.strs[i]
-		// As above, every row has a key.
-		if isInt && !w.keys[i][0].HasNulls() && len(w.keys[i]) == 1 && w.skips[i] == nil {
+		// As above, every row has a key (and no filter left one out).
+		if isInt && !w.keys[i][0].HasNulls() && len(w.keys[i]) == 1 && w.skips[i] == nil && filter == nil {
 			ints = ints[:len(part)]
 			for r, p := range part {
 				at := counts[p]
@@ -304,7 +361,7 @@ func (h *Hash) sortWindow(rows int) {
 		}
 		for r, p := range part {
 			switch p {
-			case noPartition:
+			case noPartition: // a null key, or one the filter proved unmatched
 				heads[base+r] = noMatch
 				continue
 			case unselectedPartition:
@@ -353,6 +410,9 @@ func (h *Hash) ProbeExplain() string {
 		return keyMap + "; probe streamed in probe order"
 	}
 	text := fmt.Sprintf("%s; probe looked up by %d partitions in %d of %d windows", keyMap, 1<<w.bits, w.sorted, w.windows)
+	if w.filter != nil {
+		text += fmt.Sprintf("; %d probe rows a filter of the build keys proved unmatched", w.filtered)
+	}
 	if w.overBudget {
 		text += " (windows cut by the memory budget)"
 	}

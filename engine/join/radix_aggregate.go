@@ -113,6 +113,18 @@ type radixAggregate struct {
 	shortBatches, shortParts int
 }
 
+// filterLogBits is the log2 of the bits of a key filter for n build rows — filterBitsPerRow bits a row,
+// rounded up to a power of two, at least a word, at most maxFilterBits — which the radix join, the hash
+// join's partitioned probe (keyFilter) and the join aggregate's keyed path (indexKeys) size theirs by. A key
+// k's bit is IntHash(k) (or its string hash) >> (64 - filterLogBits(n)).
+func filterLogBits(n int) uint {
+	fbits := uint(6)
+	for 1<<fbits < filterBitsPerRow*n && 1<<fbits < maxFilterBits {
+		fbits++
+	}
+	return fbits
+}
+
 // sumAcc is a running sum and the count of values in it.
 type sumAcc struct{ s, n int64 }
 
@@ -379,10 +391,7 @@ func (r *radixAggregate) partitionBuild(bb *buildBatches) error {
 		return err
 	}
 	if r.bits > 0 {
-		fbits := uint(6)
-		for 1<<fbits < filterBitsPerRow*n && 1<<fbits < maxFilterBits {
-			fbits++
-		}
+		fbits := filterLogBits(n)
 		if err := r.grow("the radix join's filter", 1<<fbits/8); err != nil {
 			return err
 		}
