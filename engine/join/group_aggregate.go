@@ -112,6 +112,7 @@ type GroupAggregate struct {
 	folding       *groupFold
 	gid           []int32
 	order         []uint64
+	porder        []int32 // probe-side groups on the keyed path, in the order they go out
 	folded        bool
 	emit          int
 	shareRowsOnly bool
@@ -251,9 +252,12 @@ func (a *GroupAggregate) Explain() string {
 	}
 	s := fmt.Sprintf("group keys on the %s side: the other side summarised per key", side)
 	switch {
-	case a.foldedGroups && !a.refused && a.usedKeyed:
+	case a.foldedGroups && !a.refused && a.usedKeyed && a.onBuild:
 		return s + ", each " + rows + " row folded into its group in place; keys numbered by partition, " +
 			"the probe side summarised partition by partition"
+	case a.foldedGroups && !a.refused && a.usedKeyed:
+		return s + ", each " + rows + " row folded into its group in place; keys numbered by partition, " +
+			"the probe rows folded partition by partition"
 	case a.foldedGroups && !a.refused:
 		return s + ", each " + rows + " row folded into its group in place"
 	case a.refused:
@@ -352,7 +356,9 @@ func (a *GroupAggregate) startFold() {
 		return
 	}
 	h := a.h
-	a.folding = newGroupFold(a.types, a.aggs, a.onBuild, a.foldCap, h.budget)
+	// Build-side groups are ordered by rank; so are probe-side groups on the keyed path, whose rows are
+	// folded out of probe order (group_keyed.go).
+	a.folding = newGroupFold(a.types, a.aggs, a.onBuild || a.keyed != nil, a.foldCap, h.budget)
 	if !a.onBuild {
 		a.foldedGroups = true
 		return
@@ -527,11 +533,19 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		switch {
 		case err != nil:
 			return nil, err
+		case b != nil && a.keyed.shares:
+			return a.keyedShares(b, sel), nil
 		case b != nil:
 			return nil, a.probeKeyed(b, sel)
 		}
 		a.summariseParts()
-		a.state = groupFolded
+		a.state = groupEnd
+		if a.folding != nil {
+			a.state = groupFolded
+			if !a.onBuild && a.matched != nil {
+				a.foldAlone()
+			}
+		}
 		return nil, nil
 	}
 	ok, err := h.nextProbe(ctx)
@@ -582,12 +596,25 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		a.summarise(h.pb, a.sel, a.heads, false)
 		return nil, nil
 	}
+	if a.takeProbeRows(h.heads) == 0 {
+		return nil, nil
+	}
+	if a.folding != nil {
+		return a.foldProbe(h.pb), nil
+	}
+	return a.shareRows(h.pb), nil
+}
+
+// takeProbeRows takes the rows of a probe batch that yield output (probe-side groups), given each row's head
+// (see lookupBatch's marks): a matched row with its key's rows on the build side, a preserved row with no
+// match alone. It returns how many it took.
+func (a *GroupAggregate) takeProbeRows(rowHeads []int32) int {
 	// The rows that yield output, written by index through locals: no append's length and capacity per row.
-	n := len(h.heads)
+	n := len(rowHeads)
 	sel, mult, heads := growTo(a.sel, n), growTo(a.mult, n), growTo(a.heads, n)
-	sums, stride, matched, unmatched := a.sums, a.stride, a.matched, h.ps.unmatched
+	sums, stride, matched, unmatched := a.sums, a.stride, a.matched, a.h.ps.unmatched
 	k := 0
-	for i, hd := range h.heads {
+	for i, hd := range rowHeads {
 		switch {
 		case hd >= 0:
 			head := hd &^ chainMore
@@ -602,13 +629,7 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		}
 	}
 	a.sel, a.mult, a.heads = sel[:k], mult[:k], heads[:k]
-	if k == 0 {
-		return nil, nil
-	}
-	if a.folding != nil {
-		return a.foldProbe(h.pb), nil
-	}
-	return a.shareRows(h.pb), nil
+	return k
 }
 
 // foldProbe folds the taken rows of probe batch b into their groups (probe-side groups) and returns nil. If the

@@ -383,6 +383,14 @@ func (a *GroupAggregate) foldedRows() *column.Batch {
 			}
 			a.emit++
 		}
+	} else if f.ranked { // probe-side groups on the keyed path: by rank
+		if !a.folded {
+			a.porder, a.folded = f.rankedGroups(), true
+		}
+		for a.emit < len(a.porder) && len(gs) < shareChunkRows {
+			gs = append(gs, a.porder[a.emit])
+			a.emit++
+		}
 	} else {
 		for a.emit < f.len() && len(gs) < shareChunkRows {
 			if f.states[a.emit*f.stride] > 0 {

@@ -1,8 +1,10 @@
 package join
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/keymap"
@@ -52,6 +54,7 @@ type keyedProbe struct {
 	placed int64 // probe rows read so far: the next row's place
 	held   int64 // the scattered rows' share of the budget
 	direct bool  // the budget refused the scatter: batches are summarised as they come
+	shares bool  // the budget refused a probe-side group: share rows per row (keyedShares)
 	// kns is the summarise loop's scratch: per row of a chunk, its key's number.
 	kns []int32
 }
@@ -82,8 +85,24 @@ const (
 // or top bound, both of which need the probe's rows in order.
 func (a *GroupAggregate) keyable() bool {
 	h := a.h
-	return a.onBuild && !a.shareRowsOnly && denseFolds(a.aggs) && len(a.fold) <= keyedNullBits &&
+	return !a.shareRowsOnly && denseFolds(a.aggs) && len(a.carried()) <= keyedNullBits &&
 		intKeyed(h.spec.KeyTypes) && !(h.unique && !h.buildLeft) && h.top == nil && h.table.N <= maxBuildRows
+}
+
+// carried lists the aggregates whose values a scattered probe row carries: with build-side groups those over
+// the probe side, which the keys' summaries take; with probe-side groups the row's group, as the first value,
+// then its own values (count() carries none), which fold into that group.
+func (a *GroupAggregate) carried() []int {
+	if a.onBuild {
+		return a.fold
+	}
+	out := []int{-1} // the group
+	for i, t := range a.aggs {
+		if t.onSide && t.fn != "count" {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // indexKeys numbers the build keys in partition order (the roots) and makes their summaries and the probe's
@@ -130,7 +149,29 @@ func (a *GroupAggregate) indexKeys() bool {
 	a.held -= unused
 	a.roots, a.sums, a.nullKey = roots, make([]int64, (k+1)*a.stride), int32(k)
 	h.ints = ints
-	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(a.fold), parts: make([]keyedPart, 1<<pbits)}
+	if !a.onBuild {
+		// Probe-side groups: the build side summarised per key, a key's rows and values, as build does; and,
+		// with the build side preserved, which keys a probe row found.
+		if h.bs.unmatched {
+			if h.budget.Grow("the join aggregate's matched keys", int64(k)) != nil {
+				a.dropKeyed()
+				return false
+			}
+			a.held += int64(k)
+			a.matched = make([]bool, k)
+		}
+		bt := h.table.Batch()
+		for lo := 0; lo < n; lo += shareChunkRows {
+			a.sel, a.heads = a.sel[:0], a.heads[:0]
+			for r := lo; r < min(lo+shareChunkRows, n); r++ {
+				if kn := roots[r]; kn >= 0 {
+					a.sel, a.heads = append(a.sel, int32(r)), append(a.heads, kn)
+				}
+			}
+			a.summarise(bt, a.sel, a.heads, true)
+		}
+	}
+	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(a.carried()), parts: make([]keyedPart, 1<<pbits)}
 	if filterWords > 0 {
 		kp.filter = make([]uint64, filterWords)
 		kp.fshift = 64 - filterLogBits(n)
@@ -154,9 +195,18 @@ func (a *GroupAggregate) probeKeyed(b *column.Batch, sel []int32) error {
 	}
 	_, pk := h.buildKeys()
 	key := keyColumns(b, pk, h.spec.KeyTypes)[0]
-	vals := make([]*column.Vector, len(a.fold))
-	for i, fi := range a.fold {
-		vals[i] = b.Cols[a.aggs[fi].col]
+	var vals []*column.Vector
+	for _, ai := range a.carried() {
+		if ai < 0 {
+			g, err := a.keyedGroups(b, sel)
+			if err != nil {
+				a.refuseKeyed(b, sel)
+				return nil
+			}
+			vals = append(vals, g)
+			continue
+		}
+		vals = append(vals, b.Cols[a.aggs[ai].col])
 	}
 	place := kp.placed
 	kp.placed += int64(b.N)
@@ -285,8 +335,13 @@ func (a *GroupAggregate) summariseDirect(key *column.Vector, vals []*column.Vect
 
 // summariseRows adds each row of words (kp.words each: place and null bits, then the fold-side values) to the
 // summary of its key's number kns[j]; a row whose key has no number (-1) is unmatched and goes into the null
-// summary when the probe side is preserved. A key's first row writes its place into the order word.
+// summary when the probe side is preserved. A key's first row writes its place into the order word. With
+// probe-side groups the rows fold into their groups instead (foldKeyedRows).
 func (a *GroupAggregate) summariseRows(kns []int32, words []int64) {
+	if !a.onBuild {
+		a.foldKeyedRows(kns, words)
+		return
+	}
 	sums, stride, ordWord, width := a.sums, a.stride, a.ordWord, a.keyed.words
 	unmatched := a.h.ps.unmatched
 	null := a.nullSummary()
@@ -338,4 +393,164 @@ func (a *GroupAggregate) addNull(place int64, vals []*column.Vector, r int) {
 // nullSummary is the summary of the preserved probe rows with no match, past the keys' summaries.
 func (a *GroupAggregate) nullSummary() []int64 {
 	return a.sums[int(a.nullKey)*a.stride:][:a.stride]
+}
+
+// foldKeyedRows folds each row of words (probe-side groups: place and null bits, the row's group, its own
+// values) into its group: a row whose key has number kns[j] stands for its key's build rows (the summary's
+// count) and takes the key's summary of the build side; a row with none (-1) is alone when the probe side is
+// preserved (one output row, no build-side value) and dropped otherwise. The group's rank is its least place,
+// so the groups go out in the order of their first output rows whatever order their rows came in.
+func (a *GroupAggregate) foldKeyedRows(kns []int32, words []int64) {
+	f := a.folding
+	states, fstride := f.states, f.stride
+	sums, stride, matched, unmatched, width := a.sums, a.stride, a.matched, a.h.ps.unmatched, a.keyed.words
+	own := a.carried()[1:]
+	for j, kn := range kns {
+		row := words[j*width:][:width]
+		var s []int64
+		m := int64(1)
+		switch {
+		case kn >= 0:
+			s = sums[int(kn)*stride:][:stride]
+			m = s[0]
+			if matched != nil {
+				matched[kn] = true
+			}
+		case !unmatched:
+			continue
+		}
+		st := states[int(row[1])*fstride:][:fstride]
+		st[0] += m
+		if place := row[0] >> keyedNullBits; uint64(place) < uint64(st[rankWord]) {
+			st[rankWord] = place
+		}
+		for v, ai := range own {
+			if row[0]&(1<<(v+1)) != 0 {
+				continue
+			}
+			t := &a.aggs[ai]
+			x, p := row[2+v], st[f.words[ai]:][:2]
+			switch {
+			case t.kernel == foldSum:
+				p[0] += x * m
+			case p[1] == 0, t.kernel == foldMin && x < p[0], t.kernel == foldMax && x > p[0]:
+				p[0] = x
+			}
+			p[1]++
+		}
+		if s == nil {
+			continue
+		}
+		for _, ai := range a.fold {
+			t := &a.aggs[ai]
+			w := s[t.word:][:2]
+			if w[0] == 0 {
+				continue
+			}
+			x, p := w[1], st[f.words[ai]:][:2]
+			switch {
+			case t.kernel == foldSum:
+				p[0] += x
+			case p[1] == 0, t.kernel == foldMin && x < p[0], t.kernel == foldMax && x > p[0]:
+				p[0] = x
+			}
+			p[1]++
+		}
+	}
+}
+
+// keyedGroups finds the groups of a probe batch's live rows (sel; nil: all), making groups for new keys, and
+// returns them as a column by batch row (a row not live reads 0, never used). Every live row gets its group,
+// matched or not: a group none of whose rows yields output keeps no output row and never goes out.
+func (a *GroupAggregate) keyedGroups(b *column.Batch, sel []int32) (*column.Vector, error) {
+	f := a.folding
+	kv := make([]*column.Vector, len(a.gkeys))
+	n := b.N
+	for i, c := range a.gkeys {
+		kv[i] = b.Cols[c]
+		if sel != nil {
+			kv[i] = kv[i].Gather(sel)
+		}
+	}
+	if sel != nil {
+		n = len(sel)
+	}
+	gs, err := f.assign(kv, n, f.gids)
+	f.gids = gs
+	if err != nil {
+		return nil, err
+	}
+	out := column.NewVector(column.Long, b.N)
+	out.Ints = out.Ints[:b.N]
+	if sel == nil {
+		for r, g := range gs[:n] {
+			out.Ints[r] = int64(g)
+		}
+	} else {
+		for j, r := range sel {
+			out.Ints[r] = int64(gs[j])
+		}
+	}
+	out.SetLen(b.N)
+	return out, nil
+}
+
+// refuseKeyed is the way back when the budget refuses a probe-side group: the rows held are folded, the groups
+// so far go out as share rows (in the order of their first output rows), then this batch's rows and every
+// later one's as share rows per row (keyedShares), as on the general path.
+func (a *GroupAggregate) refuseKeyed(b *column.Batch, sel []int32) {
+	a.summariseParts()
+	for {
+		p := a.foldedRows()
+		if p == nil {
+			break
+		}
+		a.pending = append(a.pending, p)
+	}
+	a.dropFold()
+	a.refused, a.keyed.shares = true, true
+	if p := a.keyedShares(b, sel); p != nil {
+		a.pending = append(a.pending, p)
+	}
+}
+
+// keyedShares returns the share rows of a probe batch's live rows (sel; nil: all) that yield output, each key
+// looked up by its number, or nil when none does.
+func (a *GroupAggregate) keyedShares(b *column.Batch, sel []int32) *column.Batch {
+	_, pk := a.h.buildKeys()
+	key := keyColumns(b, pk, a.h.spec.KeyTypes)[0]
+	heads := growTo(a.keyed.kns, b.N)
+	a.keyed.kns = heads
+	for r := range heads {
+		heads[r] = noMatch
+		if !key.IsNull(r) {
+			heads[r] = a.h.ints.Find(key.Ints[r])
+		}
+	}
+	dropUnselected(heads, a.h.unselected(sel, b.N))
+	if a.takeProbeRows(heads) == 0 {
+		return nil
+	}
+	return a.shareRows(b)
+}
+
+// rankedGroups lists the folded groups that have output rows by rank, least first: the order probe-side groups
+// go out in on the keyed path.
+func (f *groupFold) rankedGroups() []int32 {
+	type ranked struct {
+		rank uint64
+		g    int32
+	}
+	var rs []ranked
+	for g := range f.len() {
+		if p := f.states[g*f.stride:]; p[0] > 0 {
+			rs = append(rs, ranked{uint64(p[rankWord]), int32(g)})
+		}
+	}
+	slices.SortFunc(rs, func(x, y ranked) int { return cmp.Compare(x.rank, y.rank) })
+	out := make([]int32, len(rs))
+	for i, r := range rs {
+		out[i] = r.g
+	}
+	return out
 }
