@@ -10,8 +10,8 @@ import (
 	"github.com/joinlab/joinlab/engine/keymap"
 )
 
-// The join aggregate's keyed path: build-side groups folded in place (group_fold.go) over one int64 key, when
-// the build side is large enough for its tables to miss the cache.
+// The join aggregate's keyed path: groups folded in place (group_fold.go) over one int64 key, when the build
+// side is large enough for its tables to miss the cache.
 //
 // On the general path each probe row looks its key up in the hash join's table and adds itself to the key's
 // summary, which is indexed by the key's first build row: two accesses at random into tables of the build
@@ -38,16 +38,26 @@ import (
 // first probe rows, as the join's output lists them (buildRank). The null summary ranks by the place of its
 // first row.
 //
+// Probe-side groups take the same steps with the roles of the summaries turned: the build side is summarised
+// per key number (its rows, and its values the aggregates read), each probe batch's live rows get their
+// groups in probe order (exec.Groups, as on the general path), and a scattered row carries its group and its
+// own values; at the end each row finds its key's summary and folds into its group. A group made for a row
+// that yields no output keeps no output row and never goes out, and a group ranks by the least place of its
+// rows that yield output, so the groups go out in the order of their first output rows, as the general
+// path's do (rankedGroups). If the budget refuses a group, the rows held are folded, the groups so far go out
+// as share rows, and this batch's rows and every later one's go as share rows per row (keyedShares).
+//
 // Memory, on the budget: the map (keymap.IntsBytes of the build rows), a root a build row, a summary per
 // distinct key, the partitioned build's order while the keys are numbered, the filter (a byte a build row),
-// and per scattered probe row 8 bytes for its key, 8 for its place and 8 per fold-side value. When the budget
+// and per scattered probe row 8 bytes for its key, 8 for its place and 8 per value it carries (per fold-side
+// value; probe-side groups: its group and its own values). When the budget
 // refuses the scattered rows, the rows held so far are summarised and the rest of the probe side is
 // summarised batch by batch in probe order, looking each key up at random as the general path does: the
 // same answer, more misses. Cost: per probe row one hash and one filter bit at scatter; per scattered row a
 // copy, a lookup and a summary update that hit the cache; per build row one root and one summary read.
 type keyedProbe struct {
 	shift  uint // a key's partition is IntHash(key) >> shift
-	words  int  // words per scattered row after its key: place and null bits, then one per fold-side value
+	words  int  // words per scattered row after its key: place and null bits, then one per carried value
 	parts  []keyedPart
 	filter []uint64 // bit IntHash(key) >> fshift set for every build key; nil when the probe side is preserved
 	fshift uint
@@ -73,8 +83,8 @@ type keyedChunk struct {
 const (
 	// keyedChunkRows is a chunk's rows: 16 KiB of keys.
 	keyedChunkRows = 2048
-	// keyedNullBits is how many fold-side values a row's null bits cover; an aggregate with more takes the
-	// general path.
+	// keyedNullBits is how many carried values a row's null bits cover (see carried); an aggregate with more
+	// takes the general path.
 	keyedNullBits = 8
 	// maxPlace bounds a probe row's place: a rank holds it in 32 bits, below the rank of a build row alone.
 	maxPlace = 1<<32 - 2
