@@ -49,8 +49,8 @@ import (
 //
 // Memory, on the budget: the map (keymap.IntsBytes of the build rows), a root a build row, a summary per
 // distinct key, the partitioned build's order while the keys are numbered, the filter (a byte a build row),
-// and per scattered probe row 8 bytes for its key, 8 for its place and 8 per value it carries (per fold-side
-// value; probe-side groups: its group and its own values). When the budget
+// a chunk of slack a partition, and per scattered probe row 8 bytes for its key, 8 for its place and 8 per
+// value it carries (per fold-side value; probe-side groups: its group and its own values). When the budget
 // refuses the scattered rows, the rows held so far are summarised and the rest of the probe side is
 // summarised batch by batch in probe order, looking each key up at random as the general path does: the
 // same answer, more misses. Cost: per probe row one hash and one filter bit at scatter; per scattered row a
@@ -69,20 +69,18 @@ type keyedProbe struct {
 	kns []int32
 }
 
-// keyedPart is one partition's scattered rows, in probe order, in chunks that are never copied as they grow.
+// keyedPart is one partition's scattered rows, in probe order, each its key then its words, in chunks that
+// are never copied as they grow: the full ones, and the one being filled with room words left in it.
 type keyedPart struct {
-	chunks []*keyedChunk
-}
-
-// keyedChunk holds up to keyedChunkRows rows: their keys, and words words per row beside them.
-type keyedChunk struct {
-	keys  []int64
-	words []int64
+	chunks [][]int64
+	cur    []int64
+	room   int
 }
 
 const (
-	// keyedChunkRows is a chunk's rows: 16 KiB of keys.
-	keyedChunkRows = 2048
+	// keyedChunkWords is a chunk's size: 16 KiB, so that a partition's unfilled chunk (at most 1,024
+	// partitions, maxRadixBits) holds at most 16 MiB of slack, which the budget counts up front.
+	keyedChunkWords = 2048
 	// keyedNullBits is how many carried values a row's null bits cover (see carried); an aggregate with more
 	// takes the general path.
 	keyedNullBits = 8
@@ -133,7 +131,8 @@ func (a *GroupAggregate) indexKeys() bool {
 	if !h.ps.unmatched {
 		filterWords = 1 << filterLogBits(n) / 64
 	}
-	need := mapBytes + int64(n)*4 + sumBytes + int64(filterWords)*8
+	// The partitions' unfilled chunks are counted up front; their rows as each batch is scattered.
+	need := mapBytes + int64(n)*4 + sumBytes + int64(filterWords)*8 + int64(1)<<pbits*keyedChunkWords*8
 	if h.budget.Grow("the join aggregate's keyed summaries", need) != nil {
 		return false
 	}
@@ -239,7 +238,7 @@ func (a *GroupAggregate) probeKeyed(b *column.Batch, sel []int32) error {
 // unmatched are dropped. The loop reads locals only and calls nothing per row but append.
 func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector, place int64, sel []int32, n int) {
 	kp := a.keyed
-	filter, fshift, shift, parts, words := kp.filter, kp.fshift, kp.shift, kp.parts, kp.words
+	filter, fshift, shift, parts, stride := kp.filter, kp.fshift, kp.shift, kp.parts, 1+kp.words
 	nulls := key.HasNulls()
 	valNulls := false
 	for _, v := range vals {
@@ -266,15 +265,12 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 			}
 		}
 		pt := &parts[hx>>shift]
-		var c *keyedChunk
-		if len(pt.chunks) > 0 {
-			c = pt.chunks[len(pt.chunks)-1]
+		if pt.room < stride {
+			pt.next()
 		}
-		if c == nil || len(c.keys) == keyedChunkRows {
-			c = &keyedChunk{keys: make([]int64, 0, keyedChunkRows), words: make([]int64, 0, keyedChunkRows*words)}
-			pt.chunks = append(pt.chunks, c)
-		}
-		c.keys = append(c.keys, x)
+		o := keyedChunkWords - pt.room
+		pt.room -= stride
+		row := pt.cur[o : o+stride : o+stride]
 		pm := (place + int64(r)) << keyedNullBits
 		if valNulls {
 			for j, v := range vals {
@@ -283,9 +279,9 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 				}
 			}
 		}
-		c.words = append(c.words, pm)
-		for _, v := range vals {
-			c.words = append(c.words, v.Ints[r]) // a null's stored value, never read: its bit is set
+		row[0], row[1] = x, pm
+		for j, v := range vals {
+			row[2+j] = v.Ints[r] // a null's stored value, never read: its bit is set
 		}
 	}
 }
@@ -309,12 +305,17 @@ func keyedRow(row []int64, place int64, vals []*column.Vector, r int) {
 func (a *GroupAggregate) summariseParts() {
 	kp := a.keyed
 	for p := range kp.parts {
-		for _, c := range kp.parts[p].chunks {
-			kp.kns = growTo(kp.kns, len(c.keys))
-			a.h.ints.FindEach(c.keys, kp.kns)
-			a.summariseRows(kp.kns, c.words)
+		pt := &kp.parts[p]
+		if pt.cur != nil {
+			pt.chunks, pt.cur = append(pt.chunks, pt.cur[:keyedChunkWords-pt.room]), nil
 		}
-		kp.parts[p].chunks = nil
+		stride := 1 + kp.words
+		for _, c := range pt.chunks {
+			kp.kns = growTo(kp.kns, len(c)/stride)
+			a.h.ints.FindStrided(c, stride, kp.kns)
+			a.summariseRows(kp.kns, c[1:], stride)
+		}
+		*pt = keyedPart{}
 	}
 	a.h.budget.Shrink(kp.held)
 	kp.held = 0
@@ -339,28 +340,29 @@ func (a *GroupAggregate) summariseDirect(key *column.Vector, vals []*column.Vect
 			kns[0] = a.h.ints.Find(key.Ints[r])
 		}
 		keyedRow(row, place+int64(r), vals, r)
-		a.summariseRows(kns, row)
+		a.summariseRows(kns, row, len(row))
 	}
 }
 
-// summariseRows adds each row of words (kp.words each: place and null bits, then the fold-side values) to the
+// summariseRows adds each row of words (kp.words each, stride apart: place and null bits, then the values it
+// carries) to the
 // summary of its key's number kns[j]; a row whose key has no number (-1) is unmatched and goes into the null
 // summary when the probe side is preserved. A key's first row writes its place into the order word. With
 // probe-side groups the rows fold into their groups instead (foldKeyedRows).
-func (a *GroupAggregate) summariseRows(kns []int32, words []int64) {
+func (a *GroupAggregate) summariseRows(kns []int32, words []int64, stride int) {
 	if !a.onBuild {
-		a.foldKeyedRows(kns, words)
+		a.foldKeyedRows(kns, words, stride)
 		return
 	}
-	sums, stride, ordWord, width := a.sums, a.stride, a.ordWord, a.keyed.words
+	sums, sstride, ordWord, width := a.sums, a.stride, a.ordWord, a.keyed.words
 	unmatched := a.h.ps.unmatched
 	null := a.nullSummary()
 	for j, kn := range kns {
-		row := words[j*width:][:width]
+		row := words[j*stride:][:width]
 		s := null
 		switch {
 		case kn >= 0:
-			s = sums[int(kn)*stride:][:stride]
+			s = sums[int(kn)*sstride:][:sstride]
 			if s[0] == 0 {
 				s[ordWord] = row[0] >> keyedNullBits
 			}
@@ -397,7 +399,7 @@ func (a *GroupAggregate) addNull(place int64, vals []*column.Vector, r int) {
 	}
 	row := make([]int64, a.keyed.words)
 	keyedRow(row, place, vals, r)
-	a.summariseRows([]int32{-1}, row)
+	a.summariseRows([]int32{-1}, row, len(row))
 }
 
 // nullSummary is the summary of the preserved probe rows with no match, past the keys' summaries.
@@ -410,13 +412,13 @@ func (a *GroupAggregate) nullSummary() []int64 {
 // count) and takes the key's summary of the build side; a row with none (-1) is alone when the probe side is
 // preserved (one output row, no build-side value) and dropped otherwise. The group's rank is its least place,
 // so the groups go out in the order of their first output rows whatever order their rows came in.
-func (a *GroupAggregate) foldKeyedRows(kns []int32, words []int64) {
+func (a *GroupAggregate) foldKeyedRows(kns []int32, words []int64, rowStride int) {
 	f := a.folding
 	states, fstride := f.states, f.stride
 	sums, stride, matched, unmatched, width := a.sums, a.stride, a.matched, a.h.ps.unmatched, a.keyed.words
 	own := a.carried()[1:]
 	for j, kn := range kns {
-		row := words[j*width:][:width]
+		row := words[j*rowStride:][:width]
 		var s []int64
 		m := int64(1)
 		switch {
@@ -563,4 +565,12 @@ func (f *groupFold) rankedGroups() []int32 {
 		out[i] = r.g
 	}
 	return out
+}
+
+// next retires the partition's chunk being filled, if any, and starts a new one.
+func (pt *keyedPart) next() {
+	if pt.cur != nil {
+		pt.chunks = append(pt.chunks, pt.cur[:keyedChunkWords-pt.room])
+	}
+	pt.cur, pt.room = make([]int64, keyedChunkWords), keyedChunkWords
 }

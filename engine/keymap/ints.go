@@ -173,6 +173,15 @@ func (m *Ints) FindTo(keys []int64, at, vals []int32) {
 	}
 }
 
+// FindStrided sets vals[j] to Find(rows[j*stride]) for every j: the lookups of rows laid out a key then its
+// other words, as the join aggregate's keyed path scatters them.
+func (m *Ints) FindStrided(rows []int64, stride int, vals []int32) {
+	slots, mask, shift := m.slots, m.mask, m.shift
+	for j := range vals {
+		vals[j] = findInt(slots, mask, shift, rows[j*stride])
+	}
+}
+
 // findInt is Find over a map's fields passed as values, so that a loop of lookups keeps them in registers
 // instead of reading them through the map on every row (under js/wasm, loads from linear memory).
 func findInt(slots []intSlot, mask uint64, shift uint, k int64) int32 {
