@@ -102,7 +102,7 @@ func (r *radixAggregate) runDenseParts(ctx context.Context, d *denseTable, bb *b
 		for _, c := range bp.parts[p].words(2) {
 			d.addRows(c)
 		}
-		r.release(&bp.parts[p])
+		bp.parts[p].release()
 	}
 	pp := newDenseParts(d, pb)
 	held := r.grow("the dense join's probe rows", int64(len(pp.parts))*radixChunkWords*8) == nil
@@ -128,7 +128,7 @@ func (r *radixAggregate) runDenseParts(ctx context.Context, d *denseTable, bb *b
 		for _, c := range pp.parts[p].words(2) {
 			d.probeRows(r, c)
 		}
-		r.release(&pp.parts[p])
+		pp.parts[p].release()
 	}
 	return nil
 }

@@ -539,13 +539,7 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 			return nil, a.probeKeyed(b, sel)
 		}
 		a.summariseParts()
-		a.state = groupEnd
-		if a.folding != nil {
-			a.state = groupFolded
-			if !a.onBuild && a.matched != nil {
-				a.foldAlone()
-			}
-		}
+		a.endProbe()
 		return nil, nil
 	}
 	ok, err := h.nextProbe(ctx)
@@ -553,13 +547,7 @@ func (a *GroupAggregate) probe(ctx context.Context) (*column.Batch, error) {
 		return nil, err
 	}
 	if !ok {
-		a.state = groupEnd
-		if a.folding != nil {
-			a.state = groupFolded
-			if !a.onBuild && a.matched != nil {
-				a.foldAlone()
-			}
-		}
+		a.endProbe()
 		return nil, nil
 	}
 	a.clear()
@@ -632,6 +620,32 @@ func (a *GroupAggregate) takeProbeRows(rowHeads []int32) int {
 	return k
 }
 
+// endProbe moves on at the end of the probe side: to the folded groups, with probe-side groups after the
+// build rows no probe row found (outer kinds), or to the end phase's share rows when nothing was folded.
+func (a *GroupAggregate) endProbe() {
+	a.state = groupEnd
+	if a.folding != nil {
+		a.state = groupFolded
+		if !a.onBuild && a.matched != nil {
+			a.foldAlone()
+		}
+	}
+}
+
+// refuseFold is the way back when the budget refuses a probe-side group: the groups so far go out first, as
+// share rows, and the aggregate sends a share row per row from then on.
+func (a *GroupAggregate) refuseFold() {
+	for {
+		p := a.foldedRows()
+		if p == nil {
+			break
+		}
+		a.pending = append(a.pending, p)
+	}
+	a.dropFold()
+	a.refused = true
+}
+
 // foldProbe folds the taken rows of probe batch b into their groups (probe-side groups) and returns nil. If the
 // budget refuses a group, the groups so far go out as share rows, this batch's rows as share rows per row
 // after them, and so do the rest of the probe side's.
@@ -647,15 +661,7 @@ func (a *GroupAggregate) foldProbe(b *column.Batch) *column.Batch {
 		f.fold(a, b, a.sel, a.mult, a.heads, gs)
 		return nil
 	}
-	for {
-		p := a.foldedRows()
-		if p == nil {
-			break
-		}
-		a.pending = append(a.pending, p)
-	}
-	a.dropFold()
-	a.refused = true
+	a.refuseFold()
 	a.pending = append(a.pending, a.shareRows(b))
 	return nil
 }

@@ -56,10 +56,10 @@ import (
 // same answer, more misses. Cost: per probe row one hash and one filter bit at scatter; per scattered row a
 // copy, a lookup and a summary update that hit the cache; per build row one root and one summary read.
 type keyedProbe struct {
-	shift  uint // a key's partition is IntHash(key) >> shift
-	words  int  // words per scattered row after its key: place and null bits, then one per carried value
-	parts  []keyedPart
-	filter []uint64 // bit IntHash(key) >> fshift set for every build key; nil when the probe side is preserved
+	shift  uint        // a key's partition is IntHash(key) >> shift
+	words  int         // words per scattered row after its key: place and null bits, then one per carried value
+	parts  []radixPart // a row: its key, then its words, all as uint64 bits
+	filter []uint64    // bit IntHash(key) >> fshift set for every build key; nil when the probe side is preserved
 	fshift uint
 	placed int64 // probe rows read so far: the next row's place
 	held   int64 // the scattered rows' share of the budget
@@ -69,18 +69,7 @@ type keyedProbe struct {
 	kns []int32
 }
 
-// keyedPart is one partition's scattered rows, in probe order, each its key then its words, in chunks that
-// are never copied as they grow: the full ones, and the one being filled with room words left in it.
-type keyedPart struct {
-	chunks [][]int64
-	cur    []int64
-	room   int
-}
-
 const (
-	// keyedChunkWords is a chunk's size: 16 KiB, so that a partition's unfilled chunk (at most 1,024
-	// partitions, maxRadixBits) holds at most 16 MiB of slack, which the budget counts up front.
-	keyedChunkWords = 2048
 	// keyedNullBits is how many carried values a row's null bits cover (see carried); an aggregate with more
 	// takes the general path.
 	keyedNullBits = 8
@@ -132,7 +121,7 @@ func (a *GroupAggregate) indexKeys() bool {
 		filterWords = 1 << filterLogBits(n) / 64
 	}
 	// The partitions' unfilled chunks are counted up front; their rows as each batch is scattered.
-	need := mapBytes + int64(n)*4 + sumBytes + int64(filterWords)*8 + int64(1)<<pbits*keyedChunkWords*8
+	need := mapBytes + int64(n)*4 + sumBytes + int64(filterWords)*8 + int64(1)<<pbits*radixChunkWords*8
 	if h.budget.Grow("the join aggregate's keyed summaries", need) != nil {
 		return false
 	}
@@ -180,7 +169,7 @@ func (a *GroupAggregate) indexKeys() bool {
 			a.summarise(bt, a.sel, a.heads, true)
 		}
 	}
-	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(a.carried()), parts: make([]keyedPart, 1<<pbits)}
+	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(a.carried()), parts: make([]radixPart, 1<<pbits)}
 	if filterWords > 0 {
 		kp.filter = make([]uint64, filterWords)
 		kp.fshift = 64 - filterLogBits(n)
@@ -244,15 +233,8 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 	for _, v := range vals {
 		valNulls = valNulls || v.HasNulls()
 	}
-	live := n
-	if sel != nil {
-		live = len(sel)
-	}
-	for i := range live {
-		r := i
-		if sel != nil {
-			r = int(sel[i])
-		}
+	for i := range liveCount(sel, n) {
+		r := liveRow(sel, i)
 		if nulls && key.IsNull(r) {
 			a.addNull(place+int64(r), vals, r)
 			continue
@@ -266,12 +248,12 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 		}
 		pt := &parts[hx>>shift]
 		if pt.room < stride {
-			pt.next()
+			pt.nextChunk()
 		}
-		o := keyedChunkWords - pt.room
+		o := radixChunkWords - pt.room
 		pt.room -= stride
 		row := pt.cur[o : o+stride : o+stride]
-		pm := (place + int64(r)) << keyedNullBits
+		pm := uint64(place+int64(r)) << keyedNullBits
 		if valNulls {
 			for j, v := range vals {
 				if v.IsNull(r) {
@@ -279,24 +261,25 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 				}
 			}
 		}
-		row[0], row[1] = x, pm
+		row[0], row[1] = uint64(x), pm
 		for j, v := range vals {
-			row[2+j] = v.Ints[r] // a null's stored value, never read: its bit is set
+			row[2+j] = uint64(v.Ints[r]) // a null's stored value, never read: its bit is set
 		}
+		pt.rows++
 	}
 }
 
-// keyedRow writes into row the words of probe row r at place: place<<8 with bit i set when the i-th fold-side
-// value is null, then the values.
-func keyedRow(row []int64, place int64, vals []*column.Vector, r int) {
-	pm := place << keyedNullBits
+// keyedRow writes into row the words of probe row r at place, as scatterKeyed lays them after the key:
+// place<<8 with bit i set when the i-th carried value is null, then the values.
+func keyedRow(row []uint64, place int64, vals []*column.Vector, r int) {
+	pm := uint64(place) << keyedNullBits
 	for i, v := range vals {
 		if v.IsNull(r) {
 			pm |= 1 << i
 			row[1+i] = 0
 			continue
 		}
-		row[1+i] = v.Ints[r]
+		row[1+i] = uint64(v.Ints[r])
 	}
 	row[0] = pm
 }
@@ -306,16 +289,13 @@ func (a *GroupAggregate) summariseParts() {
 	kp := a.keyed
 	for p := range kp.parts {
 		pt := &kp.parts[p]
-		if pt.cur != nil {
-			pt.chunks, pt.cur = append(pt.chunks, pt.cur[:keyedChunkWords-pt.room]), nil
-		}
 		stride := 1 + kp.words
-		for _, c := range pt.chunks {
+		for _, c := range pt.words(stride) {
 			kp.kns = growTo(kp.kns, len(c)/stride)
 			a.h.ints.FindStrided(c, stride, kp.kns)
 			a.summariseRows(kp.kns, c[1:], stride)
 		}
-		*pt = keyedPart{}
+		pt.release()
 	}
 	a.h.budget.Shrink(kp.held)
 	kp.held = 0
@@ -324,17 +304,10 @@ func (a *GroupAggregate) summariseParts() {
 // summariseDirect summarises the live rows of a probe batch of n rows (sel; nil: all) in probe order, each key
 // looked up as it comes: the way of the rows the budget would not let the scatter hold.
 func (a *GroupAggregate) summariseDirect(key *column.Vector, vals []*column.Vector, place int64, sel []int32, n int) {
-	row := make([]int64, a.keyed.words)
+	row := make([]uint64, a.keyed.words)
 	kns := []int32{0}
-	live := n
-	if sel != nil {
-		live = len(sel)
-	}
-	for i := range live {
-		r := i
-		if sel != nil {
-			r = int(sel[i])
-		}
+	for i := range liveCount(sel, n) {
+		r := liveRow(sel, i)
 		kns[0] = -1
 		if !key.IsNull(r) {
 			kns[0] = a.h.ints.Find(key.Ints[r])
@@ -349,7 +322,7 @@ func (a *GroupAggregate) summariseDirect(key *column.Vector, vals []*column.Vect
 // summary of its key's number kns[j]; a row whose key has no number (-1) is unmatched and goes into the null
 // summary when the probe side is preserved. A key's first row writes its place into the order word. With
 // probe-side groups the rows fold into their groups instead (foldKeyedRows).
-func (a *GroupAggregate) summariseRows(kns []int32, words []int64, stride int) {
+func (a *GroupAggregate) summariseRows(kns []int32, words []uint64, stride int) {
 	if !a.onBuild {
 		a.foldKeyedRows(kns, words, stride)
 		return
@@ -364,7 +337,7 @@ func (a *GroupAggregate) summariseRows(kns []int32, words []int64, stride int) {
 		case kn >= 0:
 			s = sums[int(kn)*sstride:][:sstride]
 			if s[0] == 0 {
-				s[ordWord] = row[0] >> keyedNullBits
+				s[ordWord] = int64(row[0] >> keyedNullBits)
 			}
 		case !unmatched:
 			continue
@@ -379,7 +352,7 @@ func (a *GroupAggregate) summariseRows(kns []int32, words []int64, stride int) {
 				continue
 			}
 			t := &a.aggs[fi]
-			x, w := row[1+i], s[t.word:][:2]
+			x, w := int64(row[1+i]), s[t.word:][:2]
 			switch {
 			case t.kernel == foldSum:
 				w[1] += x
@@ -397,7 +370,7 @@ func (a *GroupAggregate) addNull(place int64, vals []*column.Vector, r int) {
 	if !a.h.ps.unmatched {
 		return
 	}
-	row := make([]int64, a.keyed.words)
+	row := make([]uint64, a.keyed.words)
 	keyedRow(row, place, vals, r)
 	a.summariseRows([]int32{-1}, row, len(row))
 }
@@ -412,7 +385,7 @@ func (a *GroupAggregate) nullSummary() []int64 {
 // count) and takes the key's summary of the build side; a row with none (-1) is alone when the probe side is
 // preserved (one output row, no build-side value) and dropped otherwise. The group's rank is its least place,
 // so the groups go out in the order of their first output rows whatever order their rows came in.
-func (a *GroupAggregate) foldKeyedRows(kns []int32, words []int64, rowStride int) {
+func (a *GroupAggregate) foldKeyedRows(kns []int32, words []uint64, rowStride int) {
 	f := a.folding
 	states, fstride := f.states, f.stride
 	sums, stride, matched, unmatched, width := a.sums, a.stride, a.matched, a.h.ps.unmatched, a.keyed.words
@@ -433,15 +406,15 @@ func (a *GroupAggregate) foldKeyedRows(kns []int32, words []int64, rowStride int
 		}
 		st := states[int(row[1])*fstride:][:fstride]
 		st[0] += m
-		if place := row[0] >> keyedNullBits; uint64(place) < uint64(st[rankWord]) {
-			st[rankWord] = place
+		if place := row[0] >> keyedNullBits; place < uint64(st[rankWord]) {
+			st[rankWord] = int64(place)
 		}
 		for v, ai := range own {
 			if row[0]&(1<<(v+1)) != 0 {
 				continue
 			}
 			t := &a.aggs[ai]
-			x, p := row[2+v], st[f.words[ai]:][:2]
+			x, p := int64(row[2+v]), st[f.words[ai]:][:2]
 			switch {
 			case t.kernel == foldSum:
 				p[0] += x * m
@@ -512,15 +485,8 @@ func (a *GroupAggregate) keyedGroups(b *column.Batch, sel []int32) (*column.Vect
 // later one's as share rows per row (keyedShares), as on the general path.
 func (a *GroupAggregate) refuseKeyed(b *column.Batch, sel []int32) {
 	a.summariseParts()
-	for {
-		p := a.foldedRows()
-		if p == nil {
-			break
-		}
-		a.pending = append(a.pending, p)
-	}
-	a.dropFold()
-	a.refused, a.keyed.shares = true, true
+	a.refuseFold()
+	a.keyed.shares = true
 	if p := a.keyedShares(b, sel); p != nil {
 		a.pending = append(a.pending, p)
 	}
@@ -567,10 +533,18 @@ func (f *groupFold) rankedGroups() []int32 {
 	return out
 }
 
-// next retires the partition's chunk being filled, if any, and starts a new one.
-func (pt *keyedPart) next() {
-	if pt.cur != nil {
-		pt.chunks = append(pt.chunks, pt.cur[:keyedChunkWords-pt.room])
+// liveCount is how many rows of a batch of n rows are live: sel's, or all when sel is nil.
+func liveCount(sel []int32, n int) int {
+	if sel != nil {
+		return len(sel)
 	}
-	pt.cur, pt.room = make([]int64, keyedChunkWords), keyedChunkWords
+	return n
+}
+
+// liveRow is the batch row of the i-th live row.
+func liveRow(sel []int32, i int) int {
+	if sel != nil {
+		return int(sel[i])
+	}
+	return i
 }

@@ -281,7 +281,7 @@ func (r *radixAggregate) run(ctx context.Context) error {
 			}
 			for p := range r.pparts {
 				r.probeRows(&r.pparts[p])
-				r.release(&r.pparts[p])
+				r.pparts[p].release()
 			}
 			r.budget.Shrink(heldBytes)
 			r.held -= heldBytes
@@ -298,7 +298,7 @@ func (r *radixAggregate) run(ctx context.Context) error {
 		var direct [1]radixPart
 		r.scatter(b, false, direct[:])
 		r.probeRows(&direct[0])
-		r.release(&direct[0])
+		direct[0].release()
 		r.budget.Shrink(need)
 		r.held -= need
 		return nil
@@ -650,7 +650,7 @@ func (pt *radixPart) nextChunk() {
 }
 
 // release empties pt, giving its chunks back to radixChunks.
-func (r *radixAggregate) release(pt *radixPart) {
+func (pt *radixPart) release() {
 	for _, c := range pt.chunks {
 		radixChunks.Put(c)
 	}
@@ -701,7 +701,7 @@ func (r *radixAggregate) buildAllTables() error {
 	}
 	for p := range r.bparts {
 		r.insertRows(&r.bparts[p], r.tabs[p])
-		r.release(&r.bparts[p])
+		r.bparts[p].release()
 	}
 	return nil
 }
@@ -749,14 +749,14 @@ func (r *radixAggregate) foldByPartition(ctx context.Context) error {
 		} else {
 			r.insertRows(&r.bparts[p], t)
 		}
-		r.release(&r.bparts[p])
+		r.bparts[p].release()
 		if short && shortPartition(&r.pparts[p]) {
 			r.shortParts++
 			r.probeShort(&r.pparts[p], t)
 		} else {
 			r.probeRows(&r.pparts[p])
 		}
-		r.release(&r.pparts[p])
+		r.pparts[p].release()
 		if r.bs.unmatched {
 			r.foldUnmatched(t)
 		}

@@ -173,12 +173,12 @@ func (m *Ints) FindTo(keys []int64, at, vals []int32) {
 	}
 }
 
-// FindStrided sets vals[j] to Find(rows[j*stride]) for every j: the lookups of rows laid out a key then its
-// other words, as the join aggregate's keyed path scatters them.
-func (m *Ints) FindStrided(rows []int64, stride int, vals []int32) {
+// FindStrided sets vals[j] to Find(int64(rows[j*stride])) for every j: the lookups of rows laid out a key (its
+// bits) then its other words, as the join aggregate's keyed path scatters them.
+func (m *Ints) FindStrided(rows []uint64, stride int, vals []int32) {
 	slots, mask, shift := m.slots, m.mask, m.shift
 	for j := range vals {
-		vals[j] = findInt(slots, mask, shift, rows[j*stride])
+		vals[j] = findInt(slots, mask, shift, int64(rows[j*stride]))
 	}
 }
 
