@@ -330,7 +330,8 @@ func (a *GroupAggregate) release() {
 func (a *GroupAggregate) dropKeyed() {
 	a.h.budget.Shrink(a.held)
 	a.held = 0
-	a.roots, a.sums, a.h.ints, a.keyed = nil, nil, nil, nil
+	a.roots, a.sums, a.matched, a.h.ints, a.keyed = nil, nil, nil, nil, nil
+	a.usedKeyed, a.refused = false, false // the general path decides again, with this memory given back
 }
 
 // dropFold gives the folded groups and the build rows' groups back to the budget; the rows still to come
