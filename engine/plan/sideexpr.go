@@ -296,7 +296,7 @@ func rebuildOverSides(s *summarizeNode, j *joinNode, keys []int, args []sideArg)
 			sd.marker = len(sd.schema)
 			sd.schema = append(sd.schema, column.Field{Name: fmt.Sprintf(" rows %d", i), Type: column.Long, Hidden: true})
 			sd.outs = append(sd.outs, exec.Output{Input: -1, Expr: &expr.Const{V: column.Value{Type: column.Long, Int: 1}}})
-			sd.texts = append(sd.texts, "a 1 a row")
+			sd.texts = append(sd.texts, "1 on each row, to count the rows null-extended above")
 		}
 	}
 	children := [2]Node{j.left, j.right}
