@@ -65,8 +65,12 @@ type keyedProbe struct {
 	held   int64 // the scattered rows' share of the budget
 	direct bool  // the budget refused the scatter: batches are summarised as they come
 	shares bool  // the budget refused a probe-side group: share rows per row (keyedShares)
-	// kns is the summarise loop's scratch: per row of a chunk, its key's number.
-	kns []int32
+	// carried is a.carried(), once; kns is the summarise loop's scratch (per row of a chunk, its key's number),
+	// row and one a single row's (summariseDirect, addNull).
+	carried []int
+	kns     []int32
+	row     []uint64
+	one     [1]int32
 }
 
 const (
@@ -169,7 +173,9 @@ func (a *GroupAggregate) indexKeys() bool {
 			a.summarise(bt, a.sel, a.heads, true)
 		}
 	}
-	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(a.carried()), parts: make([]radixPart, 1<<pbits)}
+	carried := a.carried()
+	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(carried), parts: make([]radixPart, 1<<pbits),
+		carried: carried, row: make([]uint64, 1+len(carried))}
 	if filterWords > 0 {
 		kp.filter = make([]uint64, filterWords)
 		kp.fshift = 64 - filterLogBits(n)
@@ -194,7 +200,7 @@ func (a *GroupAggregate) probeKeyed(b *column.Batch, sel []int32) error {
 	_, pk := h.buildKeys()
 	key := keyColumns(b, pk, h.spec.KeyTypes)[0]
 	var vals []*column.Vector
-	for _, ai := range a.carried() {
+	for _, ai := range kp.carried {
 		if ai < 0 {
 			g, err := a.keyedGroups(b, sel)
 			if err != nil {
@@ -304,8 +310,7 @@ func (a *GroupAggregate) summariseParts() {
 // summariseDirect summarises the live rows of a probe batch of n rows (sel; nil: all) in probe order, each key
 // looked up as it comes: the way of the rows the budget would not let the scatter hold.
 func (a *GroupAggregate) summariseDirect(key *column.Vector, vals []*column.Vector, place int64, sel []int32, n int) {
-	row := make([]uint64, a.keyed.words)
-	kns := []int32{0}
+	row, kns := a.keyed.row, a.keyed.one[:]
 	for i := range liveCount(sel, n) {
 		r := liveRow(sel, i)
 		kns[0] = -1
@@ -370,9 +375,10 @@ func (a *GroupAggregate) addNull(place int64, vals []*column.Vector, r int) {
 	if !a.h.ps.unmatched {
 		return
 	}
-	row := make([]uint64, a.keyed.words)
-	keyedRow(row, place, vals, r)
-	a.summariseRows([]int32{-1}, row, len(row))
+	kp := a.keyed
+	keyedRow(kp.row, place, vals, r)
+	kp.one[0] = -1
+	a.summariseRows(kp.one[:], kp.row, len(kp.row))
 }
 
 // nullSummary is the summary of the preserved probe rows with no match, past the keys' summaries.
@@ -389,7 +395,7 @@ func (a *GroupAggregate) foldKeyedRows(kns []int32, words []uint64, rowStride in
 	f := a.folding
 	states, fstride := f.states, f.stride
 	sums, stride, matched, unmatched, width := a.sums, a.stride, a.matched, a.h.ps.unmatched, a.keyed.words
-	own := a.carried()[1:]
+	own := a.keyed.carried[1:]
 	for j, kn := range kns {
 		row := words[j*rowStride:][:width]
 		var s []int64

@@ -122,6 +122,13 @@ func readsOnly(c kql.Expr, w *whereNode, side Node, out []int) bool {
 	if err != nil {
 		return false
 	}
+	return readsSame(above, below, out)
+}
+
+// readsSame reports whether below, an expression compiled over one side of a join, reads exactly the output
+// columns above (the same written over the join's output) reads, the side's column i being output column
+// out[i] (-1: not output).
+func readsSame(above, below expr.Expr, out []int) bool {
 	want := slices.Compact(slices.Sorted(slices.Values(above.Refs(nil))))
 	var got []int
 	for _, i := range below.Refs(nil) {

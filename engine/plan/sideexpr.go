@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
@@ -192,8 +193,7 @@ func sideExpr(ast kql.Expr, j *joinNode, leftExt, rightExt bool) (sideArg, bool)
 	if err != nil {
 		return sideArg{}, false
 	}
-	want := slices.Compact(slices.Sorted(slices.Values(above.Refs(nil))))
-	if len(want) == 0 {
+	if len(above.Refs(nil)) == 0 {
 		return sideArg{}, false
 	}
 	for _, left := range []bool{true, false} {
@@ -210,20 +210,7 @@ func sideExpr(ast kql.Expr, j *joinNode, leftExt, rightExt bool) (sideArg, bool)
 			}
 		}
 		below, err := expr.Compile(ast, named)
-		if err != nil || below.Type() != above.Type() {
-			continue
-		}
-		var got []int
-		ok := true
-		for _, r := range below.Refs(nil) {
-			if r < 0 || r >= len(out) || out[r] < 0 {
-				ok = false
-				break
-			}
-			got = append(got, out[r])
-		}
-		slices.Sort(got)
-		if !ok || !slices.Equal(want, slices.Compact(got)) {
+		if err != nil || below.Type() != above.Type() || !readsSame(above, below, out) {
 			continue
 		}
 		arg := sideArg{col: -1, left: left, expr: below, text: kql.String(ast)}
@@ -303,7 +290,7 @@ func rebuildOverSides(s *summarizeNode, j *joinNode, keys []int, args []sideArg)
 	for i, sd := range sides {
 		if len(sd.texts) > 0 {
 			children[i] = &projectNode{base: base{schema: sd.schema}, in: sd.node, outs: sd.outs,
-				text: "extend (computed below the join) " + joinTexts(sd.texts)}
+				text: "extend (computed below the join) " + strings.Join(sd.texts, ", ")}
 		}
 	}
 	nspec, err := join.NewSpec(spec.Kind, children[0].Schema(), children[1].Schema(), spec.LeftKeys, spec.RightKeys)
@@ -387,18 +374,6 @@ func rebuildOverSides(s *summarizeNode, j *joinNode, keys []int, args []sideArg)
 		return ns
 	}
 	return &sideFixNode{base: s.base, in: ns, fix: fix}
-}
-
-// joinTexts lists texts with commas.
-func joinTexts(texts []string) string {
-	out := ""
-	for i, t := range texts {
-		if i > 0 {
-			out += ", "
-		}
-		out += t
-	}
-	return out
 }
 
 // sideFix says how sideFixNode turns the summarize's rows into the ones above the join would give: the first
