@@ -123,9 +123,11 @@ func TestStrKey(t *testing.T) {
 // process's CPU time per run (the collection before each run, Settle, included), which a shared machine's load
 // moves far less than the wall time. With BENCH_KQL
 // set it runs that query instead (over BENCH_DATA, wide by default), as the command's -kql does: the way to
-// time and profile a query shape of no workload under js/wasm.
+// time and profile a query shape of no workload under js/wasm. BENCH_SETTLE=0 leaves the collection out, to
+// measure what it saves.
 func BenchmarkWorkloads(b *testing.B) {
 	workloads := Workloads
+	settle := os.Getenv("BENCH_SETTLE") != "0"
 	if q := os.Getenv("BENCH_KQL"); q != "" {
 		data := cmp.Or(os.Getenv("BENCH_DATA"), "wide")
 		workloads = []Workload{{Name: "kql", KQL: q, Data: data}}
@@ -140,9 +142,11 @@ func BenchmarkWorkloads(b *testing.B) {
 			b.ResetTimer()
 			cpu := processCPU()
 			for range b.N {
-				b.StopTimer()
-				Settle()
-				b.StartTimer()
+				if settle {
+					b.StopTimer()
+					Settle()
+					b.StartTimer()
+				}
 				if _, _, err := Run(context.Background(), w, d); err != nil {
 					b.Fatal(err)
 				}
