@@ -489,17 +489,23 @@ func (a *GroupAggregate) summarise(b *column.Batch, rows, heads []int32, count b
 			if nulls && v.IsNull(r) {
 				continue
 			}
-			x := vals[r]
 			w := sums[int(head)*stride+word:][:2]
-			switch {
-			case fn == foldSum:
-				w[1] += x
-			case w[0] == 0, fn == foldMin && x < w[1], fn == foldMax && x > w[1]:
-				w[1] = x
-			}
-			w[0]++
+			foldInto(&w[1], &w[0], vals[r], 1, fn)
 		}
 	}
+}
+
+// foldInto folds x into a running value and its count of values: a sum takes x mult times (wrapping as that
+// many additions would), a min or max takes it once, and the first value is taken whatever the kernel. It is
+// small enough to be inlined into the typed loops that call it per row.
+func foldInto(value, count *int64, x, mult int64, kernel int) {
+	switch {
+	case kernel == foldSum:
+		*value += x * mult
+	case *count == 0, kernel == foldMin && x < *value, kernel == foldMax && x > *value:
+		*value = x
+	}
+	*count++
 }
 
 // What summarise folds a value into: its sum, its least, its greatest, or (foldOther) the first value seen.

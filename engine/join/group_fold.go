@@ -135,14 +135,8 @@ func foldOwn(states []int64, stride, word, kernel int, vals []int64, nulls colum
 		if nulls != nil && nulls.Get(int(r)) {
 			continue
 		}
-		x, p := vals[r], states[int(g)*stride+word:][:2]
-		switch {
-		case kernel == foldSum:
-			p[0] += x * mult[j]
-		case p[1] == 0, kernel == foldMin && x < p[0], kernel == foldMax && x > p[0]:
-			p[0] = x
-		}
-		p[1]++
+		p := states[int(g)*stride+word:][:2]
+		foldInto(&p[0], &p[1], vals[r], mult[j], kernel)
 	}
 }
 
@@ -159,14 +153,8 @@ func foldSummaries(states []int64, stride, word, kernel int, sums []int64, sumSt
 		if w[0] == 0 {
 			continue
 		}
-		x, p := w[1], states[int(g)*stride+word:][:2]
-		switch {
-		case kernel == foldSum:
-			p[0] += x
-		case p[1] == 0, kernel == foldMin && x < p[0], kernel == foldMax && x > p[0]:
-			p[0] = x
-		}
-		p[1]++
+		p := states[int(g)*stride+word:][:2]
+		foldInto(&p[0], &p[1], w[1], 1, kernel)
 	}
 }
 

@@ -357,14 +357,8 @@ func (a *GroupAggregate) summariseRows(kns []int32, words []uint64, stride int) 
 				continue
 			}
 			t := &a.aggs[fi]
-			x, w := int64(row[1+i]), s[t.word:][:2]
-			switch {
-			case t.kernel == foldSum:
-				w[1] += x
-			case w[0] == 0, t.kernel == foldMin && x < w[1], t.kernel == foldMax && x > w[1]:
-				w[1] = x
-			}
-			w[0]++
+			w := s[t.word:][:2]
+			foldInto(&w[1], &w[0], int64(row[1+i]), 1, t.kernel)
 		}
 	}
 }
@@ -419,15 +413,8 @@ func (a *GroupAggregate) foldKeyedRows(kns []int32, words []uint64, rowStride in
 			if row[0]&(1<<(v+1)) != 0 {
 				continue
 			}
-			t := &a.aggs[ai]
-			x, p := int64(row[2+v]), st[f.words[ai]:][:2]
-			switch {
-			case t.kernel == foldSum:
-				p[0] += x * m
-			case p[1] == 0, t.kernel == foldMin && x < p[0], t.kernel == foldMax && x > p[0]:
-				p[0] = x
-			}
-			p[1]++
+			p := st[f.words[ai]:][:2]
+			foldInto(&p[0], &p[1], int64(row[2+v]), m, a.aggs[ai].kernel)
 		}
 		if s == nil {
 			continue
@@ -438,14 +425,8 @@ func (a *GroupAggregate) foldKeyedRows(kns []int32, words []uint64, rowStride in
 			if w[0] == 0 {
 				continue
 			}
-			x, p := w[1], st[f.words[ai]:][:2]
-			switch {
-			case t.kernel == foldSum:
-				p[0] += x
-			case p[1] == 0, t.kernel == foldMin && x < p[0], t.kernel == foldMax && x > p[0]:
-				p[0] = x
-			}
-			p[1]++
+			p := st[f.words[ai]:][:2]
+			foldInto(&p[0], &p[1], w[1], 1, t.kernel)
 		}
 	}
 }
