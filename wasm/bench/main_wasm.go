@@ -20,6 +20,8 @@ import (
 //	sql()             Promise of JSON {name: DuckDB query}
 //	generate(data)    Promise of JSON {rows, sql}: builds the dataset in wasm memory (dropping the last one)
 //	                  and returns the SQL that makes the same tables in DuckDB
+//	settle()          Promise, resolved once the garbage of the runs before is collected (Settle); the page
+//	                  calls it before each run it times, outside its clock
 //	run(name)         Promise of JSON {digest, ms}: one timed run of the workload over the current dataset
 //
 // and, for own data (files.go, files.js):
@@ -70,6 +72,12 @@ func main() {
 			return map[string]any{"rows": current.Rows, "sql": current.SQL}, nil
 		})
 	}))
+	api.Set("settle", js.FuncOf(func(js.Value, []js.Value) any {
+		return promise(func() (any, error) {
+			Settle()
+			return nil, nil
+		})
+	}))
 	api.Set("run", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		name := args[0].String()
 		return promise(func() (any, error) {
@@ -80,7 +88,6 @@ func main() {
 			if current == nil || currentName != w.Data {
 				return nil, fmt.Errorf("bench %s: generate(%q) first", name, w.Data)
 			}
-			Settle()
 			dg, d, err := Run(context.Background(), w, current)
 			if err != nil {
 				return nil, err
