@@ -159,6 +159,11 @@ func TestHashAggregateChainSums(t *testing.T) {
 // longer keys compared in full (17 bytes up, past the 255 a length tag holds), keys that share a prefix of 16
 // bytes or more or differ only in a trailing zero byte, nulls, duplicates, a key on one side only and empty
 // sides; every kind, both build sides and every radix variant of aggPaths (which force the filter on).
+//
+// A second pool has no key longer than maxInlineKeyBytes but on the left, where "only-left" is a 100-byte key:
+// building on the right, every key is held whole in the rows (inlineKeyWords), keys that differ in their last
+// byte past 16, 24 and 56 bytes are told apart by words alone, and the left's longer key is dropped as matching
+// nothing; building on the left, the keys go by reference again.
 func TestHashAggregateStringKeys(t *testing.T) {
 	long := strings.Repeat("0123456789abcdef", 20) // 320 bytes
 	var pool []string
@@ -167,6 +172,24 @@ func TestHashAggregateStringKeys(t *testing.T) {
 	}
 	pool = append(pool, "a", "a\x00", "\x00", "\x00\x00", long[:16]+"x", long[:16]+"y", long[:300]+"x", long[:300]+"y",
 		long[:255]+"\x00", long[:8]+"\x00", "only-left", "only-right")
+	var inline []string
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 63, 64} {
+		inline = append(inline, long[:n])
+	}
+	inline = append(inline, "a", "a\x00", long[:16]+"x", long[:16]+"y", long[:24]+"\x00", long[:24]+"\x01",
+		long[:56]+"x", long[:56]+"y", long[:63]+"\x00", long[100:164], long[:100], "only-right")
+	inlined := 0
+	checkStringKeys(t, pool, "only-left", "only-right", &inlined)
+	checkStringKeys(t, inline, long[:100], "only-right", &inlined)
+	if inlined == 0 {
+		t.Error("no join held its keys inline")
+	}
+}
+
+// checkStringKeys runs TestHashAggregateStringKeys over keys drawn from pool, of which onlyLeft is left out of
+// the right side and onlyRight out of the left.
+func checkStringKeys(t *testing.T, pool []string, onlyLeft, onlyRight string, inlined *int) {
+	t.Helper()
 	seed := uint64(4242)
 	r := rand.New(rand.NewPCG(seed, seed))
 	mk := func(rows int, avoid string) *column.Table {
@@ -193,7 +216,7 @@ func TestHashAggregateStringKeys(t *testing.T) {
 		name        string
 		left, right *column.Table
 	}{
-		{"both", mk(300, "only-right"), mk(200, "only-left")},
+		{"both", mk(300, onlyRight), mk(200, onlyLeft)},
 		{"empty-left", mk(0, ""), mk(100, "")},
 		{"empty-right", mk(100, ""), mk(0, "")},
 	}
@@ -222,6 +245,9 @@ func TestHashAggregateStringKeys(t *testing.T) {
 						if got, _ := rowsOf(t, a); !slices.Equal(got, want) {
 							t.Fatalf("seed=%d %s %s batch=%d buildLeft=%v path=%s: hash aggregate gave %v, summarize over the oracle %v",
 								seed, sh.name, kind, size, buildLeft, path.name, got, want)
+						}
+						if a.radix.inline {
+							*inlined++
 						}
 					}
 				}
@@ -257,5 +283,25 @@ func TestKeyTagAndLongCompare(t *testing.T) {
 	}
 	if r.sameStr(slot, 0, 0, row, b) {
 		t.Fatal("sameStr: two long keys with the same tag and first 16 bytes match")
+	}
+
+	// Inline keys (inlineKeyWords): words alone decide, up to the last, whoever's tag matched.
+	r = &radixAggregate{strKeys: true, keyW: 6, inline: true}
+	words := func(k string) []uint64 {
+		w := make([]uint64, 7)
+		w[0] = keyTag(h, len(k))
+		w[1], w[2] = keymap.KeyWords(k)
+		inlineTail(w[3:], k)
+		return w
+	}
+	for _, k := range []string{"", "x", a, a[:17], a[:24] + "\x00", a[:40] + "ab"[:1] + "\x00\x00\x00\x00\x00\x00\x00"} {
+		if !r.sameStr(words(k), 0, 0, words(k), "") {
+			t.Fatalf("sameStr: inline key %q does not match itself", k)
+		}
+	}
+	for _, p := range [][2]string{{a, b}, {a[:17], a[:16] + "y"}, {a[:25], a[:24] + "y"}, {a[:24] + "\x00", a[:24] + "\x01"}} {
+		if r.sameStr(words(p[0]), 0, 0, words(p[1]), "") {
+			t.Fatalf("sameStr: inline keys %q and %q with the same tag match", p[0], p[1])
+		}
 	}
 }

@@ -3,6 +3,7 @@ package join
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -48,14 +49,16 @@ import (
 // A row carries its key already hashed, so no phase hashes a key twice: an int64 key is stored as its
 // keymap.IntHash, which is a bijection (so equal hashes are equal keys, and the table compares hashes alone); any
 // other key as its hash with the length in the low byte (keyTag), then its first 16 bytes. Two keys of at most 16 bytes are
-// equal exactly when those three words are; a longer key is compared in full once they match.
+// equal exactly when those three words are; a longer key is compared in full once they match. When long keys
+// are common on the build side and none is longer than maxInlineKeyBytes, rows and slots hold every key whole
+// instead (inlineKeyWords), and words alone decide.
 //
 // Memory: the build batches until they are partitioned; then 8 bytes a row per key word (1 for int64 keys, 3
-// for any other) and per summed value, for every build row and every held probe row whose filter bit is set; the
+// for any other, up to 9 for keys held whole) and per summed value, for every build row and every held probe row whose filter bit is set; the
 // filter, filterBitsPerRow bits a build row; and tables of 8 bytes a slot per key word, meta word and build-side
 // sum, two to four slots a build row of a partition — one partition's table at a time, or all of them when the
 // probe side is not held.
-// Keys longer than 16 bytes are also kept by reference. Cost: one pass over each side hashing each key once, one
+// Keys longer than 16 bytes not held whole are also kept by reference. Cost: one pass over each side hashing each key once, one
 // filter access per row, each build row and each probe row that passes the filter copied once into its
 // partition, and table accesses that stay in cache.
 type radixAggregate struct {
@@ -69,6 +72,10 @@ type radixAggregate struct {
 	dedupe       bool // innerunique probing with the left: a key's first probe row alone joins
 	mark         bool // a found key is marked matched (outer build side, or dedupe)
 	strKeys      bool // the key is not one int64: rows carry its tagged hash and first 16 bytes
+	// keyW is how many words of a string key's bytes a row and a slot hold: 2 (its first 16 bytes, a longer
+	// key kept by reference) or, inline, every build key whole (inlineKeyWords).
+	keyW   int
+	inline bool
 
 	// The aggregates: pairs counts output rows; bsum and psum are the sums over build-side and probe-side
 	// columns (bcols, pcols), in the order of aggs' targets bidx and pidx.
@@ -209,7 +216,7 @@ type radixTable struct {
 func newRadixAggregate(h *Hash, aggs []aggTarget) *radixAggregate {
 	r := &radixAggregate{spec: h.spec, build: h.build, probe: h.probe, budget: h.budget, bs: h.bs, ps: h.ps,
 		uniqueBuild: h.unique && h.buildLeft, dedupe: h.unique && !h.buildLeft, aggs: aggs,
-		strKeys: !intKeyed(h.spec.KeyTypes), forceBits: -1, bufferBatches: -1, denseBits: -1}
+		strKeys: !intKeyed(h.spec.KeyTypes), keyW: 2, forceBits: -1, bufferBatches: -1, denseBits: -1}
 	r.bkeys, r.pkeys = h.buildKeys()
 	r.mark = r.bs.unmatched || r.dedupe
 	for i, t := range aggs {
@@ -229,9 +236,55 @@ func newRadixAggregate(h *Hash, aggs []aggTarget) *radixAggregate {
 // keyWords is how many words of a row or slot the key takes.
 func (r *radixAggregate) keyWords() int {
 	if r.strKeys {
-		return 3
+		return 1 + r.keyW
 	}
 	return 1
+}
+
+// maxInlineKeyBytes is the longest build key inlineKeyWords holds whole in the rows and slots. Past it the
+// longer rows cost more to copy than the compare by reference costs.
+const maxInlineKeyBytes = 64
+
+// inlineKeyWords sets keyW and inline from the build side's keys, for one string key column: when its longest
+// key is at most maxInlineKeyBytes and at least a quarter of its keys are longer than keymap.InlineBytes, every
+// row and slot holds its key whole, in ceil(longest/8) words (the first two as keymap.KeyWords gives them, then
+// 8 bytes a word, zero-padded). Equal keys then have equal words, and a key's length is in its tag, so the
+// words alone decide equality: a probe row that finds its key compares words already in cache instead of
+// reading both keys' bytes from wherever the columns hold them (two cache misses a found row; on 31-byte keys
+// under js/wasm a third of the join). A probe key longer than the longest build key matches nothing and is
+// dropped at its scatter, as one the filter rejects. With fewer long keys the wider rows would cost every row
+// more than the rare misses save, and keys of 8 to 16 bytes keep their lean loops (radix_short.go).
+func (r *radixAggregate) inlineKeyWords(bb *buildBatches) {
+	if !r.strKeys || len(r.bkeys) != 1 || r.spec.KeyTypes[0] != column.String {
+		return
+	}
+	longest, long := 0, 0
+	for _, b := range bb.batches {
+		k := b.Cols[r.bkeys[0]]
+		if k.Type != column.String {
+			return
+		}
+		for _, s := range k.Strs[:b.N] {
+			longest = max(longest, len(s))
+			if len(s) > keymap.InlineBytes {
+				long++
+			}
+		}
+	}
+	if longest <= maxInlineKeyBytes && 4*long >= bb.rows && long > 0 {
+		r.keyW, r.inline = (longest+7)/8, true
+	}
+}
+
+// inlineTail writes the words of key s past its first 16 bytes into dst, 8 bytes a word, zero-padded.
+func inlineTail(dst []uint64, s string) {
+	for j := range dst {
+		if off := keymap.InlineBytes + 8*j; off < len(s) {
+			dst[j] = keymap.TailWord(s[off:])
+		} else {
+			dst[j] = 0
+		}
+	}
 }
 
 func (r *radixAggregate) slotWords() int { return r.keyWords() + 1 + len(r.bcols) }
@@ -257,6 +310,7 @@ func (r *radixAggregate) run(ctx context.Context) error {
 		r.finish()
 		return nil
 	}
+	r.inlineKeyWords(build)
 	if err := r.partitionBuild(build); err != nil {
 		return err
 	}
@@ -467,7 +521,7 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 			r.encs, r.buf = encodedKeys(keys, 0, n, r.buf, r.encs)
 			strs = r.encs
 		}
-		if !keyNulls && !valNulls && r.scatterShort(strs, ints, build, unmatched, parts) {
+		if !keyNulls && !valNulls && !r.inline && r.scatterShort(strs, ints, build, unmatched, parts) {
 			return
 		}
 	}
@@ -499,7 +553,9 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 		row[0] = h
 		if strs != nil {
 			row[1], row[2] = w0s[k], w1s[k]
-			if uint32(h&keyLenMask) > keymap.InlineBytes {
+			if r.inline {
+				inlineTail(row[3:kw], strs[i])
+			} else if uint32(h&keyLenMask) > keymap.InlineBytes {
 				pt.long.add(strs[i])
 			}
 		}
@@ -525,6 +581,10 @@ func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, keyNulls
 	hs, w0s, w1s, sel := r.hashes[:n], r.words0[:n], r.words1[:n], r.sel[:n]
 	filter, fshift := r.filter, r.filterShift
 	test, set := filter != nil && !build, filter != nil && build
+	longest := math.MaxInt
+	if r.inline && !build {
+		longest = 8 * r.keyW
+	}
 	kept := 0
 	for i := 0; i < n; i++ {
 		if keyNulls && hasNullKey(keys, i) {
@@ -533,6 +593,9 @@ func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, keyNulls
 		var h uint64
 		if strs != nil {
 			s := strs[i]
+			if len(s) > longest {
+				continue // longer than every build key (inline keys): it matches nothing
+			}
 			var w0, w1 uint64
 			if len(s) >= keymap.InlineBytes {
 				w0, w1 = keymap.Word(s), keymap.Word(s[8:])
@@ -743,7 +806,7 @@ func (r *radixAggregate) foldByPartition(ctx context.Context) error {
 		}
 		t := radixTable{lbits: tableBits(r.bparts[p].rows)}
 		r.tabs[p] = t
-		short := r.strKeys && !r.mark && !r.uniqueBuild && shortPartition(&r.bparts[p])
+		short := r.strKeys && !r.inline && !r.mark && !r.uniqueBuild && shortPartition(&r.bparts[p])
 		if short {
 			r.insertShort(&r.bparts[p], t)
 		} else {
@@ -781,13 +844,13 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 	tab := r.table
 	mask := uint64(1)<<t.lbits - 1
 	lshift := 64 - t.lbits
-	strKeys, bits := r.strKeys, r.bits
+	strKeys, inline, bits := r.strKeys, r.inline, r.bits
 	row, nc, lc := 0, 0, 0
 	for _, c := range pt.words(stride) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
-			if strKeys && h&keyLenMask > keymap.InlineBytes {
+			if strKeys && !inline && h&keyLenMask > keymap.InlineBytes {
 				long = pt.long.at(lc)
 				lc++
 			}
@@ -842,9 +905,17 @@ func (r *radixAggregate) insertRows(pt *radixPart, t radixTable) {
 }
 
 // sameStr reports whether slot e (number slot) holds the string key of row x, whose tagged hash already
-// matched; long is the key when it is longer than keymap.InlineBytes.
+// matched; long is the key when it is longer than keymap.InlineBytes and not inline.
 func (r *radixAggregate) sameStr(tab []uint64, e, slot int, x []uint64, long string) bool {
-	return tab[e+1] == x[1] && tab[e+2] == x[2] && (long == "" || keymap.SameBytes(r.tlong[slot], long))
+	if tab[e+1] != x[1] || tab[e+2] != x[2] {
+		return false
+	}
+	for j := 3; j <= r.keyW; j++ {
+		if tab[e+j] != x[j] {
+			return false
+		}
+	}
+	return long == "" || keymap.SameBytes(r.tlong[slot], long)
 }
 
 // probeRows folds the probe rows of pt against the tables: a found key adds its build rows as output rows,
@@ -856,14 +927,14 @@ func (r *radixAggregate) probeRows(pt *radixPart) {
 	tab, tabs := r.table, r.tabs
 	bsum, psum := r.bsum, r.psum
 	pairs, unmatched := r.pairs, r.ps.unmatched
-	strKeys, mark, dedupe, bits, bnulls := r.strKeys, r.mark, r.dedupe, r.bits, r.bnulls
+	strKeys, inline, mark, dedupe, bits, bnulls := r.strKeys, r.inline, r.mark, r.dedupe, r.bits, r.bnulls
 	shift := 64 - bits
 	row, nc, lc := 0, 0, 0
 	for _, c := range pt.words(stride) {
 		for o := 0; o+stride <= len(c); o += stride {
 			x := c[o : o+stride : o+stride]
 			h, long := x[0], ""
-			if strKeys && h&keyLenMask > keymap.InlineBytes {
+			if strKeys && !inline && h&keyLenMask > keymap.InlineBytes {
 				long = pt.long.at(lc)
 				lc++
 			}
