@@ -294,7 +294,7 @@ func TestKeyTagAndLongCompare(t *testing.T) {
 		inlineTail(w[3:], k)
 		return w
 	}
-	for _, k := range []string{"", "x", a, a[:17], a[:24] + "\x00", a[:40] + "ab"[:1] + "\x00\x00\x00\x00\x00\x00\x00"} {
+	for _, k := range []string{"", "x", a, a[:17], a[:24] + "\x00", a[:41] + "\x00\x00\x00\x00\x00\x00\x00"} {
 		if !r.sameStr(words(k), 0, 0, words(k), "") {
 			t.Fatalf("sameStr: inline key %q does not match itself", k)
 		}
