@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/profiler"
 	"github.com/chromedp/chromedp"
 )
 
@@ -44,7 +46,9 @@ var benchDuckDBFiles = []string{
 // Bench runs the browser benchmark of issue 12: it builds wasm/bench, serves assets/bench with DuckDB-WASM on
 // 127.0.0.1 (cross-origin isolated, so DuckDB's threaded bundle runs), runs the page in headless Chromium, runs
 // the same workloads natively, and writes build/bench/results.json and results.md. BENCH_RUNS (default 3)
-// sets the timed runs after the warm-up; BENCH_ONLY (e.g. "a,d") picks workloads.
+// sets the timed runs after the warm-up; BENCH_ONLY (e.g. "a,d") picks workloads; BENCH_CPUPROFILE=FILE writes a CPU
+// profile of the page's main thread (joinlab, not DuckDB's workers) over the whole run, which wasm/bench/selftime.mjs
+// reads.
 func Bench(ctx context.Context) error {
 	runs, only := os.Getenv("BENCH_RUNS"), os.Getenv("BENCH_ONLY")
 	if runs == "" {
@@ -250,6 +254,12 @@ func runBenchPage(ctx context.Context, page string, params url.Values, data stri
 	if err := chromedp.Do(tctx); err != nil {
 		return nil, fmt.Errorf("bench: start Chromium: %w", err)
 	}
+	cpuProfile := os.Getenv("BENCH_CPUPROFILE")
+	if cpuProfile != "" {
+		if err := startPageProfile(tctx); err != nil {
+			return nil, err
+		}
+	}
 	go func() {
 		for m, err := range chromedp.Console(tctx) {
 			if err != nil {
@@ -276,6 +286,11 @@ func runBenchPage(ctx context.Context, page string, params url.Values, data stri
 	s, err := chromedp.Run(tctx, chromedp.Evaluate[string](`JSON.stringify(window.benchResult)`))
 	if err != nil {
 		return nil, fmt.Errorf("bench: read the results: %w", err)
+	}
+	if cpuProfile != "" {
+		if err := writePageProfile(tctx, cpuProfile); err != nil {
+			return nil, err
+		}
 	}
 	return []byte(s), nil
 }
@@ -390,5 +405,38 @@ func writeBenchResults(page *pageResult, nat map[string]nativeFigures) error {
 			return fmt.Errorf("bench: workload %s: %v", r.Workload, r.Errors)
 		}
 	}
+	return nil
+}
+
+// startPageProfile starts V8's sampling profiler on the page's main thread, where bench.wasm runs (DuckDB-WASM
+// runs in its own workers, outside the profile), sampling every 200 µs.
+func startPageProfile(ctx context.Context) error {
+	if _, err := chromedp.Call(ctx, profiler.Enable, cdp.Empty{}); err != nil {
+		return fmt.Errorf("bench: profiler: %w", err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.SetSamplingInterval, profiler.SetSamplingIntervalParams{Interval: 200}); err != nil {
+		return fmt.Errorf("bench: profiler: %w", err)
+	}
+	if _, err := chromedp.Call(ctx, profiler.Start, cdp.Empty{}); err != nil {
+		return fmt.Errorf("bench: profiler: %w", err)
+	}
+	return nil
+}
+
+// writePageProfile stops the profiler startPageProfile started and writes its profile to path, in the
+// .cpuprofile format Chrome DevTools and node's --cpu-prof use.
+func writePageProfile(ctx context.Context, path string) error {
+	r, err := chromedp.Call(ctx, profiler.Stop, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("bench: profiler: %w", err)
+	}
+	b, err := json.Marshal(r.Profile)
+	if err != nil {
+		return fmt.Errorf("bench: profile: %w", err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("bench: profile: %w", err)
+	}
+	fmt.Printf("bench: CPU profile of the page's main thread in %s\n", path)
 	return nil
 }

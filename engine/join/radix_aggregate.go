@@ -252,8 +252,9 @@ const maxInlineKeyBytes = 64
 // words alone decide equality: a probe row that finds its key compares words already in cache instead of
 // reading both keys' bytes from wherever the columns hold them (two cache misses a found row; on 31-byte keys
 // under js/wasm a third of the join). A probe key longer than the longest build key matches nothing and is
-// dropped at its scatter, as one the filter rejects. With fewer long keys the wider rows would cost every row
-// more than the rare misses save, and keys of 8 to 16 bytes keep their lean loops (radix_short.go).
+// dropped at its scatter, as one the filter rejects. The quarter is a judgement, not a measured break-even:
+// with few long keys their misses are rare, while the wider rows would cost every row, and keys of 8 to 16
+// bytes would lose their lean loops (radix_short.go).
 func (r *radixAggregate) inlineKeyWords(bb *buildBatches) {
 	if !r.strKeys || len(r.bkeys) != 1 || r.spec.KeyTypes[0] != column.String {
 		return
