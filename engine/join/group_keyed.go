@@ -56,10 +56,11 @@ import (
 // same answer, more misses. Cost: per probe row one hash and one filter bit at scatter; per scattered row a
 // copy, a lookup and a summary update that hit the cache; per build row one root and one summary read.
 type keyedProbe struct {
-	shift  uint        // a key's partition is IntHash(key) >> shift
-	words  int         // words per scattered row after its key: place and null bits, then one per carried value
-	parts  []radixPart // a row: its key, then its words, all as uint64 bits
-	filter []uint64    // bit IntHash(key) >> fshift set for every build key; nil when the probe side is preserved
+	nums   *keymap.Ints // the build keys numbered in partition order (also the join's h.ints)
+	shift  uint         // a key's partition is IntHash(key) >> shift
+	words  int          // words per scattered row after its key: place and null bits, then one per carried value
+	parts  []radixPart  // a row: its key, then its words, all as uint64 bits
+	filter []uint64     // bit IntHash(key) >> fshift set for every build key; nil when the probe side is preserved
 	fshift uint
 	placed int64 // probe rows read so far: the next row's place
 	held   int64 // the scattered rows' share of the budget
@@ -174,7 +175,7 @@ func (a *GroupAggregate) indexKeys() bool {
 		}
 	}
 	carried := a.carried()
-	kp := &keyedProbe{shift: 64 - pbits, words: 1 + len(carried), parts: make([]radixPart, 1<<pbits),
+	kp := &keyedProbe{nums: ints, shift: 64 - pbits, words: 1 + len(carried), parts: make([]radixPart, 1<<pbits),
 		carried: carried, row: make([]uint64, 1+len(carried))}
 	if filterWords > 0 {
 		kp.filter = make([]uint64, filterWords)
@@ -298,7 +299,7 @@ func (a *GroupAggregate) summariseParts() {
 		stride := 1 + kp.words
 		for _, c := range pt.words(stride) {
 			kp.kns = growTo(kp.kns, len(c)/stride)
-			a.h.ints.FindStrided(c, stride, kp.kns)
+			kp.nums.FindStrided(c, stride, kp.kns)
 			a.summariseRows(kp.kns, c[1:], stride)
 		}
 		pt.release()

@@ -59,7 +59,7 @@ type Hash struct {
 	state hashState
 	table *column.Table
 	next  []int32
-	ints  *keymap.Ints
+	ints  keymap.IntMap // an int64 key's map: open addressing, or a dense array (keymap.NewIntMap)
 	strs  *keymap.Strs
 	// matched marks build rows that found a probe row, for the end phase; nil when the kind needs no end phase.
 	matched []bool
@@ -279,18 +279,21 @@ func (h *Hash) index() error {
 	unique := h.unique && h.buildLeft
 	first, end, step := insertOrder(n, unique)
 	if intKeyed(h.spec.KeyTypes) {
-		size := keymap.IntsBytes(n)
+		k := keys[0]
+		lo, hi, _ := keyRange(k, n, 1, 0, false)
+		size := keymap.IntMapBytes(n, lo, hi)
 		if err := h.budget.Grow("the hash table", size); err != nil {
 			return fmt.Errorf("hash join: %w", err)
 		}
 		h.held += size
-		h.ints = keymap.NewInts(n)
-		k := keys[0]
-		if bits := h.partitionBits(size, h.ints.Shift()); bits > 0 {
-			if rows, ikeys, ok := h.buildOrder(keys, unique, bits, true); ok {
-				h.ints.PushTo(ikeys, rows, unique, h.next)
-				h.releaseBuildOrder()
-				return nil
+		h.ints = keymap.NewIntMap(n, lo, hi)
+		if m, ok := h.ints.(*keymap.Ints); ok {
+			if bits := h.partitionBits(size, m.Shift()); bits > 0 {
+				if rows, ikeys, ok := h.buildOrder(keys, unique, bits, true); ok {
+					h.ints.PushTo(ikeys, rows, unique, h.next)
+					h.releaseBuildOrder()
+					return nil
+				}
 			}
 		}
 		for i := first; i != end; i += step {

@@ -88,14 +88,17 @@ func (h *Hash) startRadix() {
 	if h.noRadix || h.top != nil || (h.unique && !h.buildLeft) {
 		return
 	}
-	table := int64(0)
-	switch {
-	case h.ints != nil:
-		table = h.ints.Bytes()
-	case h.strs != nil:
-		table = h.strs.Bytes()
+	var table int64
+	var shift uint
+	switch m := h.ints.(type) {
+	case *keymap.Ints:
+		table, shift = m.Bytes(), m.Shift()
+	case nil:
+		table, shift = h.strs.Bytes(), h.strs.Shift()
+	default: // a dense array: a lookup is one load at the key's offset, with nothing to partition by hash
+		return
 	}
-	bits := h.partitionBits(table, h.slotShift())
+	bits := h.partitionBits(table, shift)
 	if bits == 0 {
 		return
 	}
@@ -128,14 +131,6 @@ func (h *Hash) keyFilter() {
 		f := keymap.IntHash(x) >> w.fshift
 		w.filter[f/64] |= 1 << (f % 64)
 	}
-}
-
-// slotShift is the table's shift: a key's first slot is the top 64-shift bits of its slot hash.
-func (h *Hash) slotShift() uint {
-	if h.ints != nil {
-		return h.ints.Shift()
-	}
-	return h.strs.Shift()
 }
 
 // nextRadix is nextProbe for the partitioned lookup: the next batch of the window, with its heads, filling a

@@ -62,11 +62,15 @@ func TestHashRadixMatchesNestedLoop(t *testing.T) {
 	})
 }
 
-// radixInputs makes a build side of n distinct int64 keys and a probe side of 4n rows over twice the keys.
-func radixInputs(n int) (*Spec, *column.Table, *column.Table) {
+// radixInputs makes a build side of n int64 keys and a probe side of 4n rows over the same domain, the keys
+// scattered over all of int64 so that the table is open addressing, not a dense array.
+func radixInputs(n int) (*Spec, *column.Table, *column.Table) { return radixInputsOf(n, true) }
+
+// radixInputsOf is radixInputs with the keys scattered or left in their dense range [0, 8n).
+func radixInputsOf(n int, scatter bool) (*Spec, *column.Table, *column.Table) {
 	r := rand.New(rand.NewPCG(19, 2))
-	lt := genTable(r, shape{name: "build", rows: n, domain: 8 * n, keyType: column.Long}, "L")
-	rt := genTable(r, shape{name: "probe", rows: 4 * n, domain: 8 * n, keyType: column.Long, nullRate: 0.1}, "R")
+	lt := genTable(r, shape{name: "build", rows: n, domain: 8 * n, keyType: column.Long, scatter: scatter}, "L")
+	rt := genTable(r, shape{name: "probe", rows: 4 * n, domain: 8 * n, keyType: column.Long, nullRate: 0.1, scatter: scatter}, "R")
 	spec, _ := NewSpec(LeftOuter, rt.Schema, lt.Schema, []int{0}, []int{0})
 	return spec, rt, lt
 }
@@ -166,5 +170,33 @@ func TestHashRadixFirstWindowSmall(t *testing.T) {
 	// Windows of 16K, 64K and up to 256K rows cover 280,000 rows in three, not 280,000/16K = 18.
 	if w := h.radix.windows; w != 3 {
 		t.Fatalf("want 3 growing windows over %d probe rows, got %d", pt.N, w)
+	}
+}
+
+// TestHashDenseKeysTakeTheArray checks the key map's choice from the build keys' range: keys of a dense range
+// (70,000 build rows over 560,000 values, a tenth of the probe keys null) are held in a dense array, looked up
+// in probe order with no partitions, and pair the same rows as the same keys scattered over int64, which take
+// open addressing and the partitioned probe.
+func TestHashDenseKeysTakeTheArray(t *testing.T) {
+	run := func(scatter bool) (*Hash, []string) {
+		spec, pt, bt := radixInputsOf(70_000, scatter)
+		s := *spec
+		s.Live = make([]bool, len(s.Schema))
+		for o, f := range s.Schema {
+			s.Live[o] = strings.HasPrefix(f.Name, "id") // the rows' ids: the keys themselves differ
+		}
+		h := NewHash(&s, &tableOp{t: pt, size: 1024}, &tableOp{t: bt, size: 1024}, false, memory.NewBudget(0))
+		return h, liveRows(t, h, s.Live)
+	}
+	dense, got := run(false)
+	sparse, want := run(true)
+	if x := dense.ProbeExplain(); !strings.Contains(x, "int64 dense array over [") || !strings.Contains(x, "streamed") || dense.radix != nil {
+		t.Fatalf("keys of a dense range should take the array, looked up in probe order: %s", x)
+	}
+	if x := sparse.ProbeExplain(); !strings.Contains(x, "int64 open addressing") || sparse.radix == nil {
+		t.Fatalf("scattered keys should take open addressing and the partitioned probe: %s", x)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("dense keys paired %d rows, the same keys scattered %d, or other rows", len(got), len(want))
 	}
 }

@@ -45,6 +45,7 @@ type shape struct {
 	multiKey  bool // a second key column (string)
 	realKeys  bool // keys stored as real (compared with long keys on the other side)
 	nullsOnly bool
+	scatter   bool // int keys spread over all of int64 (a bijection, so ties stay ties): no dense range
 }
 
 // genTable makes a side: key column(s) k (and k2), and a payload id unique per row, prefixed by side.
@@ -72,6 +73,8 @@ func genTable(r *rand.Rand, s shape, side string) *column.Table {
 			t.Cols[c].AppendReal(float64(key))
 		case schema[0].Type == column.String:
 			t.Cols[c].AppendString(fmt.Sprintf("user-%04d@corp.example", key))
+		case s.scatter:
+			t.Cols[c].AppendInt(scatterKey(key))
 		default:
 			t.Cols[c].AppendInt(int64(key))
 		}
@@ -127,6 +130,10 @@ func renderedRows(tab *column.Table) []string {
 	return rows
 }
 
+// scatterKey spreads key over all of int64, negative values included, by a multiply that is a bijection on
+// 64-bit words: equal keys stay equal, and the keys of a side span far more than a dense map allows.
+func scatterKey(key int) int64 { return int64(uint64(key) * 0x9E3779B97F4A7C15) }
+
 type pair struct{ left, right shape }
 
 func cases() []pair {
@@ -143,6 +150,8 @@ func cases() []pair {
 		{with(ints("skew", 60, 10), func(s *shape) { s.skew = 0.5 }), with(ints("skew", 60, 10), func(s *shape) { s.skew = 0.5 })},
 		{ints("empty", 0, 10), ints("ties", 30, 10)},
 		{ints("ties", 30, 10), ints("empty", 0, 10)},
+		{with(ints("sparse", 50, 12), func(s *shape) { s.scatter = true; s.nullRate = 0.1 }),
+			with(ints("sparse", 60, 12), func(s *shape) { s.scatter = true; s.nullRate = 0.1 })},
 		{ints("empty", 0, 10), ints("empty", 0, 10)},
 		{with(ints("allnull", 20, 10), func(s *shape) { s.nullsOnly = true }), ints("ties", 20, 10)},
 		{with(ints("strings", 50, 8), func(s *shape) { s.keyType = column.String; s.nullRate = 0.1 }),
