@@ -61,13 +61,34 @@ func (p *pairs) gather(o int, sel []int32) *column.Vector {
 	case b.Cols[c] == nil:
 		return nil
 	case sel == nil:
-		return b.Cols[c].Gather(idx)
+		return gatherRows(b.Cols[c], idx)
 	}
 	at := make([]int32, len(sel))
 	for k, s := range sel {
 		at[k] = idx[s]
 	}
-	return b.Cols[c].Gather(at)
+	return gatherRows(b.Cols[c], at)
+}
+
+// gatherRows is v.Gather(idx), except that rows idx forming one ascending run (lo, lo+1, …) are v's slice,
+// sharing its values instead of copying them. A join to a table of unique keys that every probe row finds —
+// a fact table's foreign key into a dimension — pairs each probe row once, in order, so its probe side's
+// columns pass through uncopied. Telling the run costs a sequential read of idx up to its first break.
+func gatherRows(v *column.Vector, idx []int32) *column.Vector {
+	if len(idx) > 0 && idx[0] >= 0 {
+		lo := idx[0]
+		run := true
+		for j, i := range idx {
+			if i != lo+int32(j) {
+				run = false
+				break
+			}
+		}
+		if run {
+			return v.Slice(int(lo), int(lo)+len(idx))
+		}
+	}
+	return v.Gather(idx)
 }
 
 // index is the input column whose output position is o, or -1.

@@ -3,9 +3,11 @@ package join
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
@@ -179,4 +181,77 @@ func TestHashProbeTakesSelection(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestHashPassesProbeRunsThrough checks the join to a table of unique keys that every probe row finds (a fact
+// table's foreign key into a dimension): the probe side's columns pass through as slices of the probe's
+// batches (gatherRows), with their nulls, and the output is the oracle's, in order, for the inner and the
+// outer kinds, several batch sizes and output batches cut short; and that a probe with misses still gathers.
+func TestHashPassesProbeRunsThrough(t *testing.T) {
+	dim := column.NewTable(column.Schema{{Name: "k", Type: column.Long}, {Name: "id", Type: column.String}, {Name: "v", Type: column.Long}})
+	for k := range 50 {
+		dim.Cols[0].AppendInt(int64(k))
+		dim.Cols[1].AppendString(fmt.Sprintf("D%d", k))
+		dim.Cols[2].AppendInt(int64(k * 3))
+	}
+	dim.N = 50
+	for _, domain := range []int{50, 60} { // every probe key found; a sixth missing
+		r := rand.New(rand.NewPCG(uint64(domain), 7))
+		facts := genTable(r, shape{name: "facts", rows: 400, domain: domain, keyType: column.Long}, "F")
+		for _, kind := range []Kind{Inner, LeftOuter, LeftSemi} {
+			spec, err := NewSpec(kind, facts.Schema, dim.Schema, []int{0}, []int{0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := orderedRows(t, NewNestedLoop(spec, &tableOp{t: facts, size: 1000}, &tableOp{t: dim, size: 1000}, memory.NewBudget(0)))
+			for _, size := range []int{1, 7, 64, 100} {
+				for _, maxOut := range []int{outRows, 3} {
+					h := NewHash(spec, &tableOp{t: facts, size: size}, &tableOp{t: dim, size: size}, false, memory.NewBudget(0))
+					h.maxOut = maxOut
+					out, err := exec.Materialize(context.Background(), &sharedCounter{Operator: h, of: facts.Cols[2]})
+					if err != nil {
+						t.Fatal(err)
+					}
+					what := fmt.Sprintf("domain=%d %s batch=%d maxOut=%d", domain, kind, size, maxOut)
+					if got := renderedRows(out); !slices.Equal(got, want) {
+						t.Fatalf("%s: %d rows, oracle %d, or another order\nhash:   %v\noracle: %v", what, len(got), len(want), head(got), head(want))
+					}
+				}
+			}
+		}
+	}
+}
+
+// sharedCounter fails the test's premise loudly: it checks, batch by batch, whether the output's column 2 (the
+// probe's v) shares the memory of the probe table's column of, which it must when the batch's pairs are one
+// run of probe rows each found once, and must not otherwise.
+type sharedCounter struct {
+	exec.Operator
+	of *column.Vector
+}
+
+func (s *sharedCounter) Next(ctx context.Context) (*column.Batch, error) {
+	b, err := s.Operator.Next(ctx)
+	if b == nil || err != nil || b.N == 0 {
+		return b, err
+	}
+	v := b.Cols[2]
+	lo, hi := unsafe.Pointer(unsafe.SliceData(s.of.Ints)), unsafe.Pointer(&s.of.Ints[len(s.of.Ints)-1])
+	p := unsafe.Pointer(unsafe.SliceData(v.Ints))
+	shared := uintptr(p) >= uintptr(lo) && uintptr(p) <= uintptr(hi)
+	// The ids (column 1) say which probe rows the batch holds: "F<row>".
+	run := true
+	var first int
+	for i := range b.N {
+		var row int
+		fmt.Sscanf(b.Cols[1].Strs[i], "F%d", &row)
+		if i == 0 {
+			first = row
+		}
+		run = run && row == first+i
+	}
+	if shared != run {
+		return nil, fmt.Errorf("a batch of %d rows, one run of probe rows %v, shares the probe's column %v", b.N, run, shared)
+	}
+	return b, nil
 }
