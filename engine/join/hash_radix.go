@@ -42,7 +42,8 @@ type radixProbe struct {
 	skips   [][]bool // per batch, the rows a filter below did not select (nil: none; see readProbe)
 	heads   []int32  // per window row, its chain head (see lookupBatch's marks)
 	part    []uint16 // per window row, its partition, or noPartition for a null key
-	order   []int32  // the window's rows with a non-null key, in partition order
+	order   []int32  // the window's rows with a non-null key, in partition order, then the sink's (sortWindow)
+	keyed   int      // how many of order are not the sink's: the rows to look up
 	ikeys   []int64  // their int64 keys, in the same order
 	skeys   []string // or their string keys
 	counts  []int
@@ -102,7 +103,7 @@ func (h *Hash) startRadix() {
 	if bits == 0 {
 		return
 	}
-	h.radix = &radixProbe{bits: bits, counts: make([]int, 1<<bits)}
+	h.radix = &radixProbe{bits: bits, counts: make([]int, 1<<bits+1)} // the last: sortWindow's sink
 	if h.ints != nil {
 		h.keyFilter()
 	}
@@ -259,47 +260,68 @@ func (h *Hash) lookupWindow() {
 // sortWindow computes every window row's partition and lists the rows with a key in partition order (a
 // counting sort, stable: a partition's rows stay in probe order), with their keys beside them. Its loops read
 // the window's slices through locals (see joinRows).
+//
+// A batch of one int64 key with no selection takes loops with no branch on the data (lean): a row the key
+// filter proves unmatched goes to the sink, partition 1<<bits, past every real one, instead of being tested
+// out; a null key's row, found from the null bitmap after the loop, is moved there too. The sink's rows are
+// sorted with the others, after them, and lookupSorted marks them unmatched instead of looking them up. Under
+// js/wasm every branch is a jump through a dispatch table, dearer than the row's work; a filter that rejects
+// half the rows (sparse keys) makes that branch a coin toss natively too. Other batches (string or several
+// keys, a selection below, no filter) take the general loop, which tests each row.
 func (h *Hash) sortWindow(rows int) {
 	w := h.radix
 	w.part = growTo(w.part, rows)
 	counts := w.counts
 	clear(counts)
 	shift := 64 - w.bits
-	keyed := 0
+	sink := uint16(1) << w.bits
 	isInt := h.ints != nil
 	filter, fshift, filtered := w.filter, w.fshift, int64(0)
 	for i, b := range w.batches {
 		part := w.part[w.starts[i] : w.starts[i]+b.N]
 		keys := w.keys[i]
+		if h.lean(i) {
+			k := keys[0]
+			ints := k.Ints[:len(part)]
+			if filter == nil { // no nulls either (lean)
+				for r, x := range ints {
+					p := keymap.IntHash(x) >> shift
+					part[r] = uint16(p)
+					counts[p]++
+				}
+				continue
+			}
+			kept := 0
+			for r, x := range ints {
+				hx := keymap.IntHash(x)
+				f := hx >> fshift
+				keep := filter[f/64] >> (f % 64) & 1
+				out := uint16(keep - 1) // all ones for a row the filter rejects
+				p := uint16(hx>>shift)&^out | sink&out
+				part[r] = p
+				counts[p]++
+				kept += int(keep)
+			}
+			filtered += int64(len(part) - kept)
+			if k.HasNulls() {
+				for r := range part {
+					if !k.IsNull(r) {
+						continue
+					}
+					if p := part[r]; p != sink {
+						counts[p]--
+						counts[sink]++
+						part[r] = sink
+					} else {
+						filtered-- // a null key is no match of its own, not the filter's
+					}
+				}
+			}
+			continue
+		}
 		nulls := keys[0].HasNulls() || len(keys) > 1
 		skip := w.skips[i]
 		ints, strs := keys[0].Ints, w.strs[i] // read only at rows with a key
-		// Every row has a key, and the filter leaves out those it proves unmatched, as it does a null key.
-		if isInt && !nulls && skip == nil && filter != nil {
-			for r, k := range ints[:len(part)] {
-				hx := keymap.IntHash(k)
-				if f := hx >> fshift; filter[f/64]&(1<<(f%64)) == 0 {
-					part[r] = noPartition
-					filtered++
-					continue
-				}
-				p := hx >> shift
-				part[r] = uint16(p)
-				counts[p]++
-				keyed++
-			}
-			continue
-		}
-		// Every row has a key: no test per row.
-		if isInt && !nulls && skip == nil {
-			for r, k := range ints[:len(part)] {
-				p := keymap.IntHash(k) >> shift
-				part[r] = uint16(p)
-				counts[p]++
-			}
-			keyed += len(part)
-			continue
-		}
 		for r := range part {
 			if skip != nil && skip[r] {
 				part[r] = unselectedPartition
@@ -323,28 +345,31 @@ func (h *Hash) sortWindow(rows int) {
 			}
 			part[r] = uint16(p)
 			counts[p]++
-			keyed++
 		}
 	}
 	w.filtered += filtered
+	w.keyed = 0
+	for _, c := range counts[:sink] {
+		w.keyed += c
+	}
+	sorted := w.keyed + counts[sink]
 	startsFromCounts(counts)
-	w.order = growTo(w.order, keyed)
+	w.order = growTo(w.order, sorted)
 	order, heads := w.order, w.heads
 	var ikeys []int64
 	var skeys []string
 	if isInt {
-		w.ikeys = growTo(w.ikeys, keyed)
+		w.ikeys = growTo(w.ikeys, sorted)
 		ikeys = w.ikeys
 	} else {
-		w.skeys = growTo(w.skeys, keyed)
+		w.skeys = growTo(w.skeys, sorted)
 		skeys = w.skeys
 	}
 	for i, b := range w.batches {
 		base := w.starts[i]
 		part := w.part[base : base+b.N]
 		ints, strs := w.keys[i][0].Ints, w.strs[i]
-		// As above, every row has a key (and no filter left one out).
-		if isInt && !w.keys[i][0].HasNulls() && len(w.keys[i]) == 1 && w.skips[i] == nil && filter == nil {
+		if h.lean(i) { // every row has a partition, the sink's included
 			ints = ints[:len(part)]
 			for r, p := range part {
 				at := counts[p]
@@ -375,15 +400,26 @@ func (h *Hash) sortWindow(rows int) {
 	}
 }
 
-// lookupSorted finds the heads of the sorted rows, in partition order.
+// lean reports whether window batch i takes sortWindow's loops with no branch on the data: one int64 key and
+// no selection, and either the key filter or no null key.
+func (h *Hash) lean(i int) bool {
+	w := h.radix
+	keys := w.keys[i]
+	return h.ints != nil && len(keys) == 1 && w.skips[i] == nil && (w.filter != nil || !keys[0].HasNulls())
+}
+
+// lookupSorted finds the heads of the sorted rows, in partition order, and marks the sink's rows unmatched.
 func (h *Hash) lookupSorted() {
 	w := h.radix
 	heads := w.heads
 	if h.ints != nil {
-		h.ints.FindTo(w.ikeys[:len(w.order)], w.order, heads)
+		h.ints.FindTo(w.ikeys[:w.keyed], w.order, heads)
+		for _, r := range w.order[w.keyed:] {
+			heads[r] = noMatch
+		}
 		return
 	}
-	h.strs.FindTo(w.skeys[:len(w.order)], w.order, heads)
+	h.strs.FindTo(w.skeys[:w.keyed], w.order, heads)
 	clear(w.skeys) // drop the window's strings for the garbage collector
 }
 
