@@ -44,6 +44,7 @@ type radixProbe struct {
 	part    []uint16 // per window row, its partition, or noPartition for a null key
 	order   []int32  // the window's rows with a non-null key, in partition order, then the sink's (sortWindow)
 	keyed   int      // how many of order are not the sink's: the rows to look up
+	noSkip  []bool   // all false: sortWindow's selection for a batch with none
 	ikeys   []int64  // their int64 keys, in the same order
 	skeys   []string // or their string keys
 	counts  []int
@@ -261,13 +262,13 @@ func (h *Hash) lookupWindow() {
 // counting sort, stable: a partition's rows stay in probe order), with their keys beside them. Its loops read
 // the window's slices through locals (see joinRows).
 //
-// A batch of one int64 key with no selection takes loops with no branch on the data (lean): a row the key
-// filter proves unmatched goes to the sink, partition 1<<bits, past every real one, instead of being tested
-// out; a null key's row, found from the null bitmap after the loop, is moved there too. The sink's rows are
-// sorted with the others, after them, and lookupSorted marks them unmatched instead of looking them up. Under
+// A batch of one int64 key takes loops with no branch on the data (lean): a row the key filter proves
+// unmatched, or that a selection below leaves out, goes to the sink, partition 1<<bits, past every real one,
+// instead of being tested out; a null key's row, found from the null bitmap after the loop, is moved there too. The sink's rows are
+// sorted with the others, after them, and lookupSorted marks them unmatched (or dropped) instead of looking them up. Under
 // js/wasm every branch is a jump through a dispatch table, dearer than the row's work; a filter that rejects
 // half the rows (sparse keys) makes that branch a coin toss natively too. Other batches (string or several
-// keys, a selection below, no filter) take the general loop, which tests each row.
+// keys, no filter) take the general loop, which tests each row.
 func (h *Hash) sortWindow(rows int) {
 	w := h.radix
 	w.part = growTo(w.part, rows)
@@ -291,18 +292,27 @@ func (h *Hash) sortWindow(rows int) {
 				}
 				continue
 			}
-			kept := 0
+			// A row not selected below (skip) goes to the sink as a rejected one does; lookupSorted then
+			// drops it. noSkip stands in for a batch with no selection, so that one loop serves both.
+			skip := w.skips[i]
+			if skip == nil {
+				w.noSkip = growTo(w.noSkip, len(part))
+				skip = w.noSkip
+			}
+			skip = skip[:len(part)]
+			rejected := 0
 			for r, x := range ints {
 				hx := keymap.IntHash(x)
 				f := hx >> fshift
 				keep := filter[f/64] >> (f % 64) & 1
-				out := uint16(keep - 1) // all ones for a row the filter rejects
+				in := uint64(b2u(!skip[r]))
+				out := uint16(keep&in - 1) // all ones for a row the filter rejects or the selection leaves out
 				p := uint16(hx>>shift)&^out | sink&out
 				part[r] = p
 				counts[p]++
-				kept += int(keep)
+				rejected += int(in &^ keep)
 			}
-			filtered += int64(len(part) - kept)
+			filtered += int64(rejected)
 			if k.HasNulls() {
 				for r := range part {
 					if !k.IsNull(r) {
@@ -312,7 +322,7 @@ func (h *Hash) sortWindow(rows int) {
 						counts[p]--
 						counts[sink]++
 						part[r] = sink
-					} else {
+					} else if !skip[r] {
 						filtered-- // a null key is no match of its own, not the filter's
 					}
 				}
@@ -400,12 +410,12 @@ func (h *Hash) sortWindow(rows int) {
 	}
 }
 
-// lean reports whether window batch i takes sortWindow's loops with no branch on the data: one int64 key and
-// no selection, and either the key filter or no null key.
+// lean reports whether window batch i takes sortWindow's loops with no branch on the data: one int64 key, and
+// either the key filter or neither a selection nor a null key.
 func (h *Hash) lean(i int) bool {
 	w := h.radix
 	keys := w.keys[i]
-	return h.ints != nil && len(keys) == 1 && w.skips[i] == nil && (w.filter != nil || !keys[0].HasNulls())
+	return h.ints != nil && len(keys) == 1 && (w.filter != nil || w.skips[i] == nil && !keys[0].HasNulls())
 }
 
 // lookupSorted finds the heads of the sorted rows, in partition order, and marks the sink's rows unmatched.
@@ -416,6 +426,11 @@ func (h *Hash) lookupSorted() {
 		h.ints.FindTo(w.ikeys[:w.keyed], w.order, heads)
 		for _, r := range w.order[w.keyed:] {
 			heads[r] = noMatch
+		}
+		for i, skip := range w.skips { // the sink's rows a selection left out are dropped, not unmatched
+			if skip != nil && h.lean(i) {
+				dropUnselected(heads[w.starts[i]:], skip)
+			}
 		}
 		return
 	}
