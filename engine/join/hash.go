@@ -60,7 +60,9 @@ type Hash struct {
 	table *column.Table
 	next  []int32
 	ints  keymap.IntMap // an int64 key's map: open addressing, or a dense array (keymap.NewIntMap)
-	strs  *keymap.Strs
+	// intsWhy says why ints is the map it is (keymap.IntMapWhy), for explain.
+	intsWhy string
+	strs    *keymap.Strs
 	// matched marks build rows that found a probe row, for the end phase; nil when the kind needs no end phase.
 	matched []bool
 	held    int64
@@ -286,7 +288,7 @@ func (h *Hash) index() error {
 			return fmt.Errorf("hash join: %w", err)
 		}
 		h.held += size
-		h.ints = keymap.NewIntMap(n, lo, hi)
+		h.ints, h.intsWhy = keymap.NewIntMap(n, lo, hi), keymap.IntMapWhy(n, lo, hi)
 		if m, ok := h.ints.(*keymap.Ints); ok {
 			if bits := h.partitionBits(size, m.Shift()); bits > 0 {
 				if rows, ikeys, ok := h.buildOrder(keys, unique, bits, true); ok {

@@ -443,6 +443,8 @@ func (h *Hash) lookupSorted() {
 func (h *Hash) ProbeExplain() string {
 	keyMap := "no key map (not built)"
 	switch {
+	case h.ints != nil && h.intsWhy != "":
+		keyMap = fmt.Sprintf("%s (%s)", h.ints, h.intsWhy)
 	case h.ints != nil:
 		keyMap = h.ints.String()
 	case h.strs != nil:

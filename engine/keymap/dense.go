@@ -131,6 +131,25 @@ func NewIntMap(n int, lo, hi int64) IntMap {
 	return NewInts(n)
 }
 
+// IntMapWhy says why NewIntMap(n, lo, hi) chose its map, for explain.
+func IntMapWhy(n int, lo, hi int64) string {
+	switch {
+	case lo > hi:
+		return "no build key"
+	case DenseFits(n, lo, hi):
+		return fmt.Sprintf("%d build rows' keys span %d values: a dense range", n, uint64(hi)-uint64(lo)+1)
+	}
+	return fmt.Sprintf("%d build rows' keys span %s values: too sparse for a dense array", n, spanText(lo, hi))
+}
+
+// spanText is the count of values in [lo, hi] as text (2^64 does not fit a uint64).
+func spanText(lo, hi int64) string {
+	if d := uint64(hi) - uint64(lo); d < 1<<63 {
+		return fmt.Sprint(d + 1)
+	}
+	return "more than 2^63"
+}
+
 // IntMapBytes is the memory NewIntMap(n, lo, hi) takes.
 func IntMapBytes(n int, lo, hi int64) int64 {
 	if DenseFits(n, lo, hi) {

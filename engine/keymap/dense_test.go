@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -107,6 +108,10 @@ func TestNewIntMapChoosesByRange(t *testing.T) {
 		}
 		if m.Bytes() > max(IntsBytes(c.n), DenseBytes(c.lo, c.lo)) {
 			t.Fatalf("NewIntMap(%d, %d, %d) takes %d bytes, more than Ints' %d", c.n, c.lo, c.hi, m.Bytes(), IntsBytes(c.n))
+		}
+		// The reason explain prints names the same choice the constructor made.
+		if why := IntMapWhy(c.n, c.lo, c.hi); strings.Contains(why, "a dense range") != dense {
+			t.Fatalf("IntMapWhy(%d, %d, %d) = %q, but the map is %s", c.n, c.lo, c.hi, why, m)
 		}
 	}
 }
