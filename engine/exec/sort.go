@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/joinlab/joinlab/engine/column"
@@ -49,6 +50,9 @@ type Sort struct {
 	cut []*column.Vector
 	// bound, when shared (ShareBound), receives the cut for an operator below to filter on.
 	bound *TopBound
+	// verdict and codes are rowsBeforeCut's buffers.
+	verdict []int8
+	codes   []uint64
 }
 
 // NewSort sorts in by keys; limit >= 0 keeps only that many rows (top N).
@@ -107,8 +111,12 @@ const outBatchRows = source.BatchRows
 // of every row, and the gathered batches are the caller's, so they hold no memory of the sort's.
 const sortOutRows = 16 * outBatchRows
 
+// load reads the input. It holds the batches as they come (a batch belongs to its caller) and concatenates
+// them once, at their total size, when it sorts — at the end, at a top's compaction, or at a spill — instead of
+// appending each to a growing table, which regrows and copies a large column several times over.
 func (s *Sort) load(ctx context.Context) error {
-	t := column.NewTable(s.in.Schema())
+	var held []*column.Batch
+	rows := 0
 	err := Drain(ctx, s.in, func(b *column.Batch) error {
 		if s.cut != nil {
 			if b = s.beforeCut(b); b.N == 0 {
@@ -126,25 +134,28 @@ func (s *Sort) load(ctx context.Context) error {
 					return err
 				}
 			}
-			t.Append(b)
-			if err := s.spill(t); err != nil {
+			if err := s.spill(column.Concat(s.in.Schema(), append(held, b))); err != nil {
 				return err
 			}
 			s.budget.Shrink(s.held)
 			s.held = 0
-			t = column.NewTable(s.in.Schema())
+			clear(held)
+			held, rows = held[:0], 0
 			return nil
 		}
 		s.held += n
-		t.Append(b)
-		if s.limit >= 0 && (int64(t.N) >= s.limit+s.compactSlack() || s.cut == nil && s.limit > 0 && int64(t.N) >= s.limit) {
-			t = s.compact(t)
+		held, rows = append(held, b), rows+b.N
+		if s.limit >= 0 && (int64(rows) >= s.limit+s.compactSlack() || s.cut == nil && s.limit > 0 && int64(rows) >= s.limit) {
+			kept := s.compact(column.Concat(s.in.Schema(), held).Batch())
+			clear(held)
+			held, rows = append(held[:0], kept), kept.N
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	t := column.Concat(s.in.Schema(), held)
 	if s.spilled != nil {
 		return s.finishSpill(ctx, t)
 	}
@@ -160,10 +171,10 @@ func (s *Sort) load(ctx context.Context) error {
 // the top), so waiting for more rows would only let them through.
 var topCompactRows = 8192 // a variable so tests can force compactions on small inputs
 
-// compact keeps the first Limit rows of t in sort order. Kept rows precede later input in the new table, so
-// the stable sort still keeps equal rows in input order.
-func (s *Sort) compact(t *column.Table) *column.Table {
-	kept := s.sorted(t.Batch())
+// compact keeps the first Limit rows of all in sort order, as a batch of their own. Kept rows precede later
+// input, so the stable sort still keeps equal rows in input order.
+func (s *Sort) compact(all *column.Batch) *column.Batch {
+	kept := s.sorted(all)
 	if s.limit > 0 && int64(kept.N) == s.limit {
 		last := kept.Slice(kept.N-1, kept.N)
 		s.cut = make([]*column.Vector, len(s.keys))
@@ -174,12 +185,10 @@ func (s *Sort) compact(t *column.Table) *column.Table {
 			s.bound.publish(s.cut[0], s.keys[0])
 		}
 	}
-	out := column.NewTable(t.Schema)
-	out.Append(kept)
 	n := kept.Bytes()
 	s.budget.Shrink(s.held - n)
 	s.held = n
-	return out
+	return kept
 }
 
 // compactSlack is how many rows beyond its limit a top holds before it compacts: topCompactRows, or the limit
@@ -191,15 +200,32 @@ func (s *Sort) compactSlack() int64 { return max(int64(topCompactRows), s.limit)
 // sorted returns all's rows stably sorted by the keys, cut to the limit.
 func (s *Sort) sorted(all *column.Batch) *column.Batch { return all.Gather(s.sortedOrder(all)) }
 
-// sortedOrder returns all's rows in stable order of the keys, cut to the limit.
+// sortedOrder returns all's rows in stable order of the keys, cut to the limit. A top first narrows the rows
+// to the candidates of its cut (sort_select.go) and sorts only those.
 func (s *Sort) sortedOrder(all *column.Batch) []int32 {
 	keys := make([]*column.Vector, len(s.keys))
 	for i, k := range s.keys {
 		keys[i] = k.Expr.Eval(all)
 	}
-	idx := s.sortOrder(keys, all.N) // sort_order.go
+	n := all.N
+	var cand []int32
+	if s.limit >= 0 {
+		cand = topCandidates(keys[0], s.keys[0], n, s.limit, s.budget)
+	}
+	if cand != nil {
+		for i, k := range keys {
+			keys[i] = k.Gather(cand)
+		}
+		n = len(cand)
+	}
+	idx := s.sortOrder(keys, n) // sort_order.go
 	if s.limit >= 0 && int64(len(idx)) > s.limit {
 		idx = idx[:s.limit]
+	}
+	if cand != nil {
+		for j, r := range idx {
+			idx[j] = cand[r]
+		}
 	}
 	return idx
 }
@@ -210,16 +236,85 @@ func (s *Sort) beforeCut(b *column.Batch) *column.Batch {
 	for i, k := range s.keys {
 		keys[i] = k.Expr.Eval(b)
 	}
-	var idx []int32
-	for r := 0; r < b.N; r++ {
-		if s.lessAcross(keys, r, s.cut, 0) {
-			idx = append(idx, int32(r))
-		}
-	}
+	idx := s.rowsBeforeCut(keys, b.N)
 	if len(idx) == b.N {
 		return b
 	}
 	return b.Gather(idx)
+}
+
+// rowsBeforeCut lists the rows of the key vectors (n rows) that sort strictly before the cut row. Keys of
+// fixed-width types are compared a key at a time over the whole batch, on order codes (sort_order.go) — the
+// same order as compareAcross, nulls placed by a class before or after every value — with a per-row verdict
+// that the first key that differs sets. A string or dynamic key (whose codes are ranks within one batch, or
+// none) makes the whole batch compare row by row.
+func (s *Sort) rowsBeforeCut(keys []*column.Vector, n int) []int32 {
+	var idx []int32
+	for _, v := range keys {
+		if v.Type == column.String || v.Type == column.Dynamic {
+			for r := 0; r < n; r++ {
+				if s.lessAcross(keys, r, s.cut, 0) {
+					idx = append(idx, int32(r))
+				}
+			}
+			return idx
+		}
+	}
+	// Per row: 0 while it ties the cut, -1 once it sorts before, 1 after. The buffers are reused batch to batch.
+	s.verdict, s.codes = slices.Grow(s.verdict[:0], n)[:n], slices.Grow(s.codes[:0], n)[:n]
+	verdict, codes := s.verdict, s.codes
+	var cut [1]uint64
+	for i, k := range s.keys {
+		v := keys[i]
+		orderCodes(v, k.Asc, codes)
+		orderCodes(s.cut[i], k.Asc, cut[:])
+		cutClass := nullClass(s.cut[i], 0, k.NullsFirst)
+		if !v.HasNulls() && cutClass == 1 {
+			c := cut[0]
+			if i == 0 { // every row ties so far
+				for r, x := range codes {
+					verdict[r] = int8(cmp.Compare(x, c))
+				}
+				continue
+			}
+			for r, x := range codes {
+				if verdict[r] == 0 {
+					verdict[r] = int8(cmp.Compare(x, c))
+				}
+			}
+			continue
+		}
+		if i == 0 {
+			clear(verdict)
+		}
+		for r, x := range codes {
+			if verdict[r] == 0 {
+				if d := cmp.Compare(nullClass(v, r, k.NullsFirst), cutClass); d != 0 {
+					verdict[r] = int8(d)
+				} else {
+					verdict[r] = int8(cmp.Compare(x, cut[0]))
+				}
+			}
+		}
+	}
+	for r, d := range verdict {
+		if d < 0 {
+			idx = append(idx, int32(r))
+		}
+	}
+	return idx
+}
+
+// nullClass places row r of v among the sort's rows: a null sorting first 0, any value 1, a null sorting
+// last 2. Within class 1 the order codes decide; a null's code is 0 and ties every other null.
+func nullClass(v *column.Vector, r int, nullsFirst bool) int {
+	switch {
+	case !v.IsNull(r):
+		return 1
+	case nullsFirst:
+		return 0
+	}
+	return 2
 }
 
 // lessAcross reports whether row a of the key vectors ka sorts before row b of kb.
