@@ -272,7 +272,6 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 		for j, v := range vals {
 			row[2+j] = uint64(v.Ints[r]) // a null's stored value, never read: its bit is set
 		}
-		pt.rows++
 	}
 }
 
