@@ -71,7 +71,7 @@ func TestDistinct(t *testing.T) {
 	} {
 		in := project(tab, cols)
 		want := oracleDistinct(tab, cols)
-		for _, budget := range []int64{64 << 10, 256 << 10, 0} {
+		for _, budget := range []int64{16 << 10, 64 << 10, 256 << 10, 0} {
 			for _, size := range []int{1, 7, 300} {
 				label := fmt.Sprintf("%s/budget %s/batch %d", name, memory.Bytes(budget), size)
 				b := memory.NewBudget(budget)
@@ -89,7 +89,9 @@ func TestDistinct(t *testing.T) {
 					t.Errorf("%s: %s still reserved at the end", label, memory.Bytes(b.Limit()-b.Available()))
 				}
 				spilled := details.Int("summarize_spills") > 0
-				if big := len(want) > 1000; budget == 64<<10 && big != spilled {
+				// Past 1,000 distinct rows the groups alone take more than 16 KiB, whatever the table's layout
+				// (a dense range of one int key takes less than open addressing, and fits 64 KiB here).
+				if big := len(want) > 1000; (budget == 16<<10 && big != spilled) || (budget == 0 && spilled) {
 					t.Errorf("%s: %d distinct rows, spilled %v (details %v)", label, len(want), spilled, details.Map())
 				}
 			}

@@ -22,6 +22,7 @@ type groupTable struct {
 	keyCols  []*column.Vector
 	n        int
 	ints     *keymap.Ints   // one int key
+	dense    *denseGroups   // one int key, while its values span a small range (summarize_dense.go); else nil
 	nullID   int32          // the null int key's group, -1 before it appears
 	pairs    *keymap.Pairs  // two int keys, neither null
 	keys     *keymap.Hashes // any other key
@@ -38,7 +39,7 @@ func newGroupTable(holder string, types []column.Type, stateBytes int64, budget 
 	}
 	switch {
 	case len(types) == 1 && isIntKey(types[0]):
-		t.ints = &keymap.Ints{}
+		t.ints, t.dense = &keymap.Ints{}, &denseGroups{}
 	case len(types) == 2 && isIntKey(types[0]) && isIntKey(types[1]):
 		t.pairs, t.keys = &keymap.Pairs{}, &keymap.Hashes{}
 	default:
@@ -56,6 +57,12 @@ func isIntKey(t column.Type) bool {
 func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error) {
 	gids = slices.Grow(gids[:0], n)[:n]
 	t.created = t.created[:0]
+	if t.dense != nil {
+		var ok bool
+		if gids, m, err, ok = t.assignDense(kv[0], kv, n, gids); ok || err != nil {
+			return gids, m, err
+		}
+	}
 	if t.ints != nil {
 		k := kv[0]
 		// Most rows have a group already: the batch is looked up in one loop first (FindEach), and a row takes
@@ -231,7 +238,7 @@ func (t *groupTable) create(kv []*column.Vector, r int) int32 {
 func (t *groupTable) release() {
 	t.budget.Shrink(t.held)
 	t.held = 0
-	t.ints, t.pairs, t.keys = nil, nil, nil
+	t.ints, t.dense, t.pairs, t.keys = nil, nil, nil, nil
 }
 
 // Groups numbers the groups of rows that an operator folds itself (the join aggregate), with the summarize's

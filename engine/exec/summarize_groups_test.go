@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -87,6 +88,104 @@ func TestGroupTableStrings(t *testing.T) {
 	for i := range m {
 		if gids[i] != int32(i) {
 			t.Fatalf("row %d: group %d", i, gids[i])
+		}
+	}
+}
+
+// TestGroupTableDenseInts: one int key numbers its groups by first appearance, as a map of the keys does,
+// while its values stay in a dense range that grows both ways (negative keys, int64's ends never reached), and
+// after a batch stretches the range past denseGroupSpan and the groups move into the hashed map — with nulls
+// apart from every value (0 included), over batches of every size; and a budget refusal, in the dense range
+// or while moving out of it, stops at a row with every row before it grouped.
+func TestGroupTableDenseInts(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for _, shape := range []string{"dense", "widening", "leaves", "extremes"} {
+		var keys []int64
+		nulls := map[int]bool{}
+		for i := range 30000 {
+			var k int64
+			switch shape {
+			case "dense":
+				k = int64(rng.Intn(700)) - 300
+			case "widening": // the range grows batch by batch, downwards and upwards
+				k = int64(rng.Intn(i/4+1)) * int64(1-2*rng.Intn(2))
+			case "leaves": // dense for the first half, then far beyond denseGroupSpan
+				k = int64(rng.Intn(500))
+				if i > 15000 && rng.Intn(3) == 0 {
+					k = int64(rng.Intn(2000)) * 1_000_003
+				}
+			default:
+				k = []int64{math.MinInt64, math.MaxInt64, 0, -1, 1}[rng.Intn(5)]
+			}
+			if rng.Intn(15) == 0 {
+				nulls[i] = true
+				k = 0
+			}
+			keys = append(keys, k)
+		}
+		want := make([]int32, len(keys))
+		ids := map[string]int32{}
+		for i, k := range keys {
+			name := fmt.Sprint(k)
+			if nulls[i] {
+				name = "null"
+			}
+			id, ok := ids[name]
+			if !ok {
+				id = int32(len(ids))
+				ids[name] = id
+			}
+			want[i] = id
+		}
+		for _, size := range []int{1, 7, 1000, len(keys)} {
+			g := newGroupTable("test", []column.Type{column.Long}, 0, memory.NewBudget(0))
+			var gids []int32
+			for lo := 0; lo < len(keys); lo += size {
+				hi := min(lo+size, len(keys))
+				v := column.NewVector(column.Long, hi-lo)
+				for i := lo; i < hi; i++ {
+					if nulls[i] {
+						v.AppendNull()
+					} else {
+						v.AppendInt(keys[i])
+					}
+				}
+				var m int
+				var err error
+				gids, m, err = g.assign([]*column.Vector{v}, hi-lo, gids)
+				if err != nil || m != hi-lo {
+					t.Fatalf("%s, batch %d: assign took %d of %d rows: %v", shape, size, m, hi-lo, err)
+				}
+				for i := lo; i < hi; i++ {
+					if gids[i-lo] != want[i] {
+						t.Fatalf("%s, batch %d, row %d (%d, null %v): group %d, want %d", shape, size, i, keys[i], nulls[i], gids[i-lo], want[i])
+					}
+				}
+			}
+			if g.n != len(ids) {
+				t.Fatalf("%s, batch %d: %d groups, want %d", shape, size, g.n, len(ids))
+			}
+			if dense := g.dense != nil; dense != (shape == "dense" || shape == "widening") {
+				t.Fatalf("%s, batch %d: dense range kept %v", shape, size, dense)
+			}
+		}
+	}
+	// Budgets for a few groups: assign stops part way, every row before the stop grouped, in the dense range
+	// and when a batch's keys leave it.
+	for _, step := range []int64{1, 1_000_003} {
+		g := newGroupTable("test", []column.Type{column.Long}, 0, memory.NewBudget(6000))
+		v := column.NewVector(column.Long, 500)
+		for i := range 500 {
+			v.AppendInt(int64(i) * step)
+		}
+		gids, m, err := g.assign([]*column.Vector{v}, 500, nil)
+		if err == nil || m >= 500 || g.n != m {
+			t.Fatalf("step %d, a 6,000-byte budget: took %d rows into %d groups, error %v; want a refusal", step, m, g.n, err)
+		}
+		for i := range m {
+			if gids[i] != int32(i) {
+				t.Fatalf("step %d, row %d: group %d", step, i, gids[i])
+			}
 		}
 	}
 }
