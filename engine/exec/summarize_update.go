@@ -3,6 +3,7 @@ package exec
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -107,7 +108,6 @@ func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
 		}
 		return len(gids), nil
 	}
-	null := func(r int) bool { return v.Nulls != nil && v.Nulls.Get(r) }
 	nulls := v.HasNulls()
 	if len(s.keys) == 0 && updateOne(st, v, len(gids)) {
 		return len(gids), nil
@@ -150,11 +150,15 @@ func (s *Summarize) update(i int, v *column.Vector, gids []int32) (int, error) {
 		}
 		switch st.layout {
 		case 'f':
-			extreme(st.f, st.n, gids, null, sign, v.Reals, cmp.Compare[float64])
+			extreme(st.f, st.n, gids, v.Nulls, sign, v.Reals, cmp.Compare[float64])
 		case 's':
-			extreme(st.s, st.n, gids, null, sign, v.Strs, strings.Compare)
+			extreme(st.s, st.n, gids, v.Nulls, sign, v.Strs, strings.Compare)
 		case 'i':
-			extremeInts(st.i, gids, null, sign, v.Ints)
+			if len(s.keys) == 0 {
+				extremeInt(st.i, v.Ints[:len(gids)], v.Nulls, sign)
+			} else {
+				extremeInts(st.i, gids, v.Nulls, sign, v.Ints)
+			}
 		}
 		return len(gids), nil
 	}
@@ -270,11 +274,11 @@ func sumReals(f float64, xs []float64) float64 {
 	return f
 }
 
-// extreme keeps in best, per group, the least value (sign 1) or the greatest (sign -1) of xs; the first of
-// equal values stays, in expr.Compare's order (NaN first, -0 equal to 0).
-func extreme[T any](best []T, n []int64, gids []int32, null func(int) bool, sign int, xs []T, compare func(T, T) int) {
+// extreme keeps in best, per group, the least value (sign 1) or the greatest (sign -1) of xs, leaving out the
+// rows set in nulls; the first of equal values stays, in expr.Compare's order (NaN first, -0 equal to 0).
+func extreme[T any](best []T, n []int64, gids []int32, nulls column.Bitmap, sign int, xs []T, compare func(T, T) int) {
 	for r, g := range gids {
-		if null(r) {
+		if nulls != nil && nulls.Get(r) {
 			continue
 		}
 		if x := xs[r]; n[g] == 0 || sign*compare(x, best[g]) < 0 {
@@ -285,9 +289,10 @@ func extreme[T any](best []T, n []int64, gids []int32, null func(int) bool, sign
 }
 
 // extremeInts is extreme over int64 states kept as value and count pairs.
-func extremeInts(pairs []int64, gids []int32, null func(int) bool, sign int, xs []int64) {
+func extremeInts(pairs []int64, gids []int32, nulls column.Bitmap, sign int, xs []int64) {
+	xs = xs[:len(gids)]
 	for r, g := range gids {
-		if null(r) {
+		if nulls != nil && nulls.Get(r) {
 			continue
 		}
 		p := pairs[2*g : 2*g+2]
@@ -296,6 +301,33 @@ func extremeInts(pairs []int64, gids []int32, null func(int) bool, sign int, xs 
 		}
 		p[1]++
 	}
+}
+
+// extremeInt is extremeInts for the one group of a summarize with no keys: the running extreme and count stay
+// in registers, and a batch with no nulls takes slices.Min or slices.Max whole.
+func extremeInt(pair []int64, xs []int64, nulls column.Bitmap, sign int) {
+	best, n := pair[0], pair[1]
+	if nulls == nil && len(xs) > 0 {
+		x := slices.Min(xs)
+		if sign < 0 {
+			x = slices.Max(xs)
+		}
+		if n == 0 || (sign > 0 && x < best) || (sign < 0 && x > best) {
+			best = x
+		}
+		pair[0], pair[1] = best, n+int64(len(xs))
+		return
+	}
+	for r, x := range xs {
+		if nulls != nil && nulls.Get(r) {
+			continue
+		}
+		if n == 0 || (sign > 0 && x < best) || (sign < 0 && x > best) {
+			best = x
+		}
+		n++
+	}
+	pair[0], pair[1] = best, n
 }
 
 // count is how many values group g's state took (its rows, for count()).
