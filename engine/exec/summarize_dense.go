@@ -6,43 +6,63 @@ import (
 	"github.com/joinlab/joinlab/engine/column"
 )
 
-// denseGroups numbers the groups of one int key whose values seen so far span a small range, by the key's
-// offset in that range: ids[x-lo] is key x's group (-1: none yet). A lookup is one load at a known place — no
-// hash, no probe loop whose length a branch must guess — where the open-addressing map costs a hash and a probe
-// per row even when all its slots are in cache. Keys of categories, codes, small counters and bins of a bounded
-// range take it.
+// denseGroups numbers the groups of one or two int keys whose values seen so far span small ranges, by the
+// keys' offset in those ranges: with one key ids[x-lo] is key x's group, with two ids[(x-lo)·span + (y-lo')]
+// is (x, y)'s (-1: none yet). A lookup is one load at a known place — no hash, no probe loop whose length a
+// branch must guess — where the open-addressing maps cost a hash and a probe per row even when all their
+// slots are in cache. Keys of categories, codes, small counters and bins of a bounded range take it.
 //
-// The range grows with the keys a batch brings, as long as it spans at most denseGroupSpan values; a batch that
-// would stretch it further moves every group into the int map (groupTable.ints) and the table goes on hashed.
-// Memory: 4 bytes per value of the range, on the budget as the map's slots are.
+// The ranges grow with the keys a batch brings, as long as they cover at most denseGroupSpan places in all; a
+// batch that would stretch them further — or, with two keys, a batch with a null key, which the pair map
+// leaves to the hashed keys — moves every group into the map (groupTable.ints or pairs), and the table goes on
+// from there. Memory: 4 bytes a place, on the budget as the maps' slots are.
 type denseGroups struct {
-	lo  int64
-	ids []int32
+	keys int      // 1 or 2
+	lo   [2]int64 // per key, the least value of its range
+	span [2]int64 // per key, the values its range covers; 0 before the first key
+	ids  []int32
 }
 
-// denseGroupSpan is the widest key range kept dense: 256 KiB of ids, which stays in the L2 cache.
+// denseGroupSpan is the most places the dense ranges cover: 256 KiB of ids, which stays in the L2 cache.
 const denseGroupSpan = 1 << 16
 
-// assignDense is assign for one int key while its range is dense. It reports false, having assigned nothing,
-// when the batch's keys would stretch the range past denseGroupSpan: the groups have then moved into the int
-// map, for the hashed path to go on with.
-func (t *groupTable) assignDense(k *column.Vector, kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error, ok bool) {
+// assignDense is assign while the keys' ranges are dense. It reports false, having assigned nothing, when the
+// batch leaves them (see denseGroups): the groups have then moved into the map, for its path to go on with.
+func (t *groupTable) assignDense(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error, ok bool) {
 	d := t.dense
-	ints := k.Ints[:n]
-	lo, hi, any := keySpan(ints, k.Nulls)
-	if any {
-		if len(d.ids) > 0 {
-			lo, hi = min(lo, d.lo), max(hi, d.lo+int64(len(d.ids))-1)
+	if d.keys == 2 && (kv[0].HasNulls() || kv[1].HasNulls()) {
+		return gids, 0, t.leaveDense(), false
+	}
+	lo, span := d.lo, d.span
+	places := int64(1)
+	any := false
+	for i := range d.keys {
+		l, h, found := keySpan(kv[i].Ints[:n], kv[i].Nulls)
+		any = any || found
+		if span[i] > 0 {
+			l, h = min(l, d.lo[i]), max(h, d.lo[i]+span[i]-1)
 		}
-		if uint64(hi)-uint64(lo) >= denseGroupSpan {
+		if uint64(h)-uint64(l) >= denseGroupSpan {
 			return gids, 0, t.leaveDense(), false
 		}
-		if err := t.widenDense(lo, hi); err != nil {
+		lo[i], span[i] = l, h-l+1
+		places *= span[i]
+	}
+	if any {
+		if places > denseGroupSpan {
+			return gids, 0, t.leaveDense(), false
+		}
+		if err := t.widenDense(lo, span); err != nil {
 			return gids, 0, err, true
 		}
 	}
-	ids, base := d.ids, d.lo
-	for r, x := range ints {
+	if d.keys == 2 {
+		m, err = t.assignDense2(kv, n, gids)
+		return gids, m, err, true
+	}
+	k := kv[0]
+	ids, base := d.ids, d.lo[0]
+	for r, x := range k.Ints[:n] {
 		if k.Nulls != nil && k.Nulls.Get(r) {
 			if t.nullID < 0 {
 				if err := t.grow(8); err != nil {
@@ -66,9 +86,29 @@ func (t *groupTable) assignDense(k *column.Vector, kv []*column.Vector, n int, g
 	return gids, n, nil, true
 }
 
-// keySpan is the least and greatest of the values of xs whose bit in nulls is clear; any is false when there
-// is none.
-func keySpan(xs []int64, nulls column.Bitmap) (lo, hi int64, any bool) {
+// assignDense2 is assignDense's loop for two keys, neither null.
+func (t *groupTable) assignDense2(kv []*column.Vector, n int, gids []int32) (int, error) {
+	d := t.dense
+	ids, lo0, lo1, span1 := d.ids, d.lo[0], d.lo[1], d.span[1]
+	ys := kv[1].Ints[:n]
+	for r, x := range kv[0].Ints[:n] {
+		o := (x-lo0)*span1 + ys[r] - lo1
+		id := ids[o]
+		if id < 0 {
+			if err := t.grow(16); err != nil {
+				return r, err
+			}
+			id = t.create(kv, r)
+			ids[o] = id
+		}
+		gids[r] = id
+	}
+	return n, nil
+}
+
+// keySpan is the least and greatest of the values of xs whose bit in nulls is clear; found is false when
+// there is none.
+func keySpan(xs []int64, nulls column.Bitmap) (lo, hi int64, found bool) {
 	if nulls == nil {
 		if len(xs) == 0 {
 			return 0, 0, false
@@ -79,57 +119,90 @@ func keySpan(xs []int64, nulls column.Bitmap) (lo, hi int64, any bool) {
 		if nulls.Get(r) {
 			continue
 		}
-		if !any || x < lo {
+		if !found || x < lo {
 			lo = x
 		}
-		if !any || x > hi {
+		if !found || x > hi {
 			hi = x
 		}
-		any = true
+		found = true
 	}
-	return lo, hi, any
+	return lo, hi, found
 }
 
-// widenDense makes the dense range cover [lo, hi], which holds the current one, moving the ids to their new
-// offsets; the budget grows by the new ids first.
-func (t *groupTable) widenDense(lo, hi int64) error {
+// widenDense makes the dense ranges start at lo and cover span values (each holding the current one), moving
+// the ids to their new places; the budget grows by the new ids first.
+func (t *groupTable) widenDense(lo, span [2]int64) error {
 	d := t.dense
-	size := int(hi-lo) + 1
-	if len(d.ids) == size {
+	if lo == d.lo && span == d.span {
 		return nil
 	}
-	if err := t.regrow(int64(len(d.ids))*4, int64(size)*4); err != nil {
+	size := span[0]
+	if d.keys == 2 {
+		size *= span[1]
+	}
+	if err := t.regrow(int64(len(d.ids))*4, size*4); err != nil {
 		return err
 	}
 	ids := make([]int32, size)
 	for i := range ids {
 		ids[i] = -1
 	}
-	if len(d.ids) > 0 {
-		copy(ids[d.lo-lo:], d.ids)
-	}
-	d.lo, d.ids = lo, ids
+	d.each(func(x, y int64, id int32) {
+		o := x - lo[0]
+		if d.keys == 2 {
+			o = o*span[1] + y - lo[1]
+		}
+		ids[o] = id
+	})
+	d.lo, d.span, d.ids = lo, span, ids
 	return nil
 }
 
-// leaveDense moves every group of a non-null key into the int map and drops the dense range.
-func (t *groupTable) leaveDense() error {
-	d := t.dense
-	t.dense = nil
-	defer t.regrow(int64(len(d.ids))*4, 0) // never refused: it shrinks
+// each calls f with the key (y is 0 with one key) and the id of every group the ranges hold.
+func (d *denseGroups) each(f func(x, y int64, id int32)) {
+	span1 := max(d.span[1], 1)
 	for i, id := range d.ids {
 		if id < 0 {
 			continue
 		}
-		x := d.lo + int64(i)
-		slot, _ := t.ints.Locate(x)
-		if t.ints.Full() {
-			if err := t.resize(); err != nil {
-				return err
-			}
-			slot, _ = t.ints.Locate(x)
+		if d.keys == 2 {
+			f(d.lo[0]+int64(i)/span1, d.lo[1]+int64(i)%span1, id)
+			continue
 		}
-		t.ints.Put(slot, x, id)
+		f(d.lo[0]+int64(i), 0, id)
 	}
-	return nil
+}
+
+// leaveDense moves every group of the ranges into the int map (one key) or the pair map (two), and drops the
+// ranges.
+func (t *groupTable) leaveDense() (err error) {
+	d := t.dense
+	t.dense = nil
+	defer t.regrow(int64(len(d.ids))*4, 0) // never refused: it shrinks
+	d.each(func(x, y int64, id int32) {
+		if err != nil {
+			return
+		}
+		if d.keys == 1 {
+			if t.ints.Full() {
+				if err = t.resize(); err != nil {
+					return
+				}
+			}
+			slot, _ := t.ints.Locate(x)
+			t.ints.Put(slot, x, id)
+			return
+		}
+		if t.pairs.Full() {
+			next := t.pairs.Grown()
+			if err = t.regrow(t.pairs.Bytes(), next.Bytes()); err != nil {
+				return
+			}
+			t.pairs = next
+		}
+		slot, _ := t.pairs.Locate(x, y)
+		t.pairs.Put(slot, x, y, id)
+	})
+	return err
 }

@@ -22,7 +22,7 @@ type groupTable struct {
 	keyCols  []*column.Vector
 	n        int
 	ints     *keymap.Ints   // one int key
-	dense    *denseGroups   // one int key, while its values span a small range (summarize_dense.go); else nil
+	dense    *denseGroups   // one or two int keys, while their values span small ranges (summarize_dense.go)
 	nullID   int32          // the null int key's group, -1 before it appears
 	pairs    *keymap.Pairs  // two int keys, neither null
 	keys     *keymap.Hashes // any other key
@@ -39,9 +39,9 @@ func newGroupTable(holder string, types []column.Type, stateBytes int64, budget 
 	}
 	switch {
 	case len(types) == 1 && isIntKey(types[0]):
-		t.ints, t.dense = &keymap.Ints{}, &denseGroups{}
+		t.ints, t.dense = &keymap.Ints{}, &denseGroups{keys: 1}
 	case len(types) == 2 && isIntKey(types[0]) && isIntKey(types[1]):
-		t.pairs, t.keys = &keymap.Pairs{}, &keymap.Hashes{}
+		t.pairs, t.keys, t.dense = &keymap.Pairs{}, &keymap.Hashes{}, &denseGroups{keys: 2}
 	default:
 		t.keys = &keymap.Hashes{}
 	}
@@ -59,7 +59,7 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 	t.created = t.created[:0]
 	if t.dense != nil {
 		var ok bool
-		if gids, m, err, ok = t.assignDense(kv[0], kv, n, gids); ok || err != nil {
+		if gids, m, err, ok = t.assignDense(kv, n, gids); ok || err != nil {
 			return gids, m, err
 		}
 	}

@@ -189,3 +189,79 @@ func TestGroupTableDenseInts(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupTableDensePairs: two int keys number their groups by first appearance, as a map of the pairs does,
+// while both stay in dense ranges that grow (negative values), after the ranges' product passes
+// denseGroupSpan, after one key alone leaves its range, and after a batch brings a null in either key (the
+// pair map's hashed keys take those) — over batches of every size.
+func TestGroupTableDensePairs(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	for _, shape := range []string{"dense", "product", "far", "nulls"} {
+		const rows = 30000
+		xs, ys := make([]int64, rows), make([]int64, rows)
+		xnull, ynull := map[int]bool{}, map[int]bool{}
+		for i := range rows {
+			xs[i], ys[i] = int64(rng.Intn(40))-20, int64(rng.Intn(i/100+1))
+			switch {
+			case shape == "product" && i > rows/2:
+				xs[i] = int64(rng.Intn(3000))
+			case shape == "far" && i > rows/2 && rng.Intn(4) == 0:
+				ys[i] = 1 << 40
+			case shape == "nulls" && i > rows/2 && rng.Intn(10) == 0:
+				if rng.Intn(2) == 0 {
+					xnull[i], xs[i] = true, 0
+				} else {
+					ynull[i], ys[i] = true, 0
+				}
+			}
+		}
+		want := make([]int32, rows)
+		ids := map[string]int32{}
+		for i := range rows {
+			name := fmt.Sprint(xs[i], xnull[i], ys[i], ynull[i])
+			id, ok := ids[name]
+			if !ok {
+				id = int32(len(ids))
+				ids[name] = id
+			}
+			want[i] = id
+		}
+		for _, size := range []int{1, 7, 1000, rows} {
+			g := newGroupTable("test", []column.Type{column.Long, column.Long}, 0, memory.NewBudget(0))
+			var gids []int32
+			for lo := 0; lo < rows; lo += size {
+				hi := min(lo+size, rows)
+				x, y := column.NewVector(column.Long, hi-lo), column.NewVector(column.Long, hi-lo)
+				for i := lo; i < hi; i++ {
+					if xnull[i] {
+						x.AppendNull()
+					} else {
+						x.AppendInt(xs[i])
+					}
+					if ynull[i] {
+						y.AppendNull()
+					} else {
+						y.AppendInt(ys[i])
+					}
+				}
+				var m int
+				var err error
+				gids, m, err = g.assign([]*column.Vector{x, y}, hi-lo, gids)
+				if err != nil || m != hi-lo {
+					t.Fatalf("%s, batch %d: assign took %d of %d rows: %v", shape, size, m, hi-lo, err)
+				}
+				for i := lo; i < hi; i++ {
+					if gids[i-lo] != want[i] {
+						t.Fatalf("%s, batch %d, row %d (%d, %d): group %d, want %d", shape, size, i, xs[i], ys[i], gids[i-lo], want[i])
+					}
+				}
+			}
+			if g.n != len(ids) {
+				t.Fatalf("%s, batch %d: %d groups, want %d", shape, size, g.n, len(ids))
+			}
+			if dense := g.dense != nil; dense != (shape == "dense") {
+				t.Fatalf("%s, batch %d: dense ranges kept %v", shape, size, dense)
+			}
+		}
+	}
+}
