@@ -263,8 +263,37 @@ func (s *Sort) rowsBeforeCut(keys []*column.Vector, n int) []int32 {
 	// Per row: 0 while it ties the cut, -1 once it sorts before, 1 after. The buffers are reused batch to batch.
 	s.verdict, s.codes = slices.Grow(s.verdict[:0], n)[:n], slices.Grow(s.codes[:0], n)[:n]
 	verdict, codes := s.verdict, s.codes
+	first := 0 // the first key the loop below compares
+	if v, c := keys[0], s.cut[0]; isIntKey(v.Type) && !v.HasNulls() && !c.IsNull(0) {
+		// The common top by one int key: the values themselves compare, with no codes made; a row that
+		// ties the cut's value goes on to the next key, and with one key (or no tie) nothing more is read.
+		x0, asc := c.Ints[0], s.keys[0].Asc
+		xs := v.Ints[:n]
+		if len(s.keys) == 1 {
+			for r, x := range xs {
+				if x < x0 == asc && x != x0 {
+					idx = append(idx, int32(r))
+				}
+			}
+			return idx
+		}
+		sign, ties := int8(1), 0
+		if !asc {
+			sign = -1
+		}
+		for r, x := range xs {
+			d := int8(cmp.Compare(x, x0)) * sign
+			verdict[r] = d
+			ties += int(b2i(d == 0))
+		}
+		first = len(s.keys)
+		if ties > 0 {
+			first = 1
+		}
+	}
 	var cut [1]uint64
-	for i, k := range s.keys {
+	for i := first; i < len(s.keys); i++ {
+		k := s.keys[i]
 		v := keys[i]
 		orderCodes(v, k.Asc, codes)
 		orderCodes(s.cut[i], k.Asc, cut[:])

@@ -88,17 +88,26 @@ func rows(t *testing.T, op Operator) []int64 {
 
 // TestRowsBeforeCutMatchesCompare: the top's filter on arrival, compared a key at a time on order codes, keeps
 // exactly the rows that the row-by-row compare (lessAcross) puts strictly before the cut row, for one to three
-// keys of every type, both directions, nulls first and last, a cut row with nulls, NaN or extremes, and a
-// cut row drawn from the batch itself (so ties on every key occur and must be dropped).
+// keys of every type, both directions, nulls first and last, a first int key with no nulls (compared on its
+// values), a cut row with nulls, NaN or extremes, and a cut row drawn from the batch itself (so ties on every
+// key occur and must be dropped).
 func TestRowsBeforeCutMatchesCompare(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	for trial := range 600 {
 		n := 1 + rng.Intn(400)
 		cols := orderTable(rng, n)
+		plain := column.NewVector(column.Long, n) // no nulls: the int fast path's key
+		for range n {
+			plain.AppendInt(int64(rng.Intn(9)) - 4)
+		}
+		cols = append(cols, plain)
 		var keys []SortKey
 		var vs []*column.Vector
-		for range 1 + rng.Intn(3) {
+		for j := range 1 + rng.Intn(3) {
 			c := rng.Intn(len(cols))
+			if j == 0 && rng.Intn(2) == 0 {
+				c = len(cols) - 1
+			}
 			keys = append(keys, SortKey{Expr: typedCol(c, cols[c].Type), Asc: rng.Intn(2) == 0, NullsFirst: rng.Intn(2) == 0})
 			vs = append(vs, cols[c])
 		}
