@@ -191,6 +191,9 @@ func betweenKernel(x, lo, hi Expr, not bool) Expr {
 	if !okA || !okB || a.V.Null || b.V.Null {
 		return nil
 	}
+	if k := betweenRange(x, a, b, not); k != nil { // one range test for an int operand: kernel_range.go
+		return k
+	}
 	ge, le := compareKernel(">=", x, lo), compareKernel("<=", x, hi)
 	if ge == nil || le == nil {
 		return nil

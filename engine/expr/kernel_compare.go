@@ -13,6 +13,9 @@ func compareKernel(op string, l, r Expr) Expr {
 	if lt == column.Dynamic || rt == column.Dynamic {
 		return nil
 	}
+	if k := compareConst(op, l, r); k != nil { // an int operand against a constant: kernel_range.go
+		return k
+	}
 	nullVsValue, equality := nullComparison(op)
 	return newKernel(column.Bool, func(n int, in []*column.Vector) *column.Vector {
 		x, y := in[0], in[1]

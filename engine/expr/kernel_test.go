@@ -25,6 +25,24 @@ var testSchema = column.Schema{
 	{Name: "d1", Type: column.DateTime}, {Name: "d2", Type: column.DateTime},
 	{Name: "t1", Type: column.Timespan}, {Name: "t2", Type: column.Timespan},
 	{Name: "y", Type: column.Dynamic},
+	{Name: "n1", Type: column.Long}, // no nulls in TestKernelsMatchRows (see noNulls)
+}
+
+// noNulls is a long column of n rows with no null, values in -5…5 and the int64 extremes: the operand that
+// takes a filter's direct loops (kernel_range.go), which a column with nulls leaves to the general way.
+func noNulls(rng *rand.Rand, n int) *column.Vector {
+	v := column.NewVector(column.Long, n)
+	for range n {
+		switch rng.Intn(12) {
+		case 0:
+			v.AppendInt(math.MinInt64)
+		case 1:
+			v.AppendInt(math.MaxInt64)
+		default:
+			v.AppendInt(rng.Int63n(11) - 5)
+		}
+	}
+	return v
 }
 
 var (
@@ -143,7 +161,7 @@ func (g gen) expr(t column.Type, depth int) string {
 			return g.leaf(t)
 		}
 	case column.Bool:
-		switch g.rng.Intn(13) {
+		switch g.rng.Intn(15) {
 		case 0, 1:
 			u := g.one2(column.Long, column.Real)
 			if g.rng.Intn(3) == 0 {
@@ -174,6 +192,21 @@ func (g gen) expr(t column.Type, depth int) string {
 			return fmt.Sprintf("(%s %s (%s))", g.expr(column.String, d), g.one("in", "!in"), g.one(`"a", "abc"`, `""`, `"7", "A"`))
 		case 11:
 			return fmt.Sprintf("(%s %s (%s .. %s))", g.expr(column.Long, d), g.one("between", "!between"), g.one("1", "-1", "l2"), g.one("7", "2.5", "1000"))
+		case 12: // an int operand against a constant of its type, either side: kernel_range.go's range tests
+			u := []column.Type{column.Long, column.DateTime, column.Timespan}[g.rng.Intn(3)]
+			x := g.expr(u, d)
+			if u == column.Long && g.rng.Intn(2) == 0 {
+				x = "n1"
+			}
+			c := map[column.Type]string{column.Long: g.one("0", "3", "-5", "9223372036854775807", "-9223372036854775807 - 1"),
+				column.DateTime: "datetime(2023-11-14)", column.Timespan: g.one("1h", "-30m", "0s")}[u]
+			op := g.one("==", "!=", "<", "<=", ">", ">=")
+			if g.rng.Intn(2) == 0 {
+				return fmt.Sprintf("(%s %s %s)", c, op, x)
+			}
+			return fmt.Sprintf("(%s %s %s)", x, op, c)
+		case 13:
+			return fmt.Sprintf("(%s %s (%s .. %s))", g.one("n1", g.expr(column.Long, d)), g.one("between", "!between"), g.one("1", "-7", "0", "5"), g.one("7", "-7", "1000", "9223372036854775807"))
 		default:
 			return fmt.Sprintf("iff(%s, %s, %s)", g.expr(t, d), g.expr(t, d), g.expr(t, d))
 		}
@@ -249,6 +282,7 @@ func TestKernelsMatchRows(t *testing.T) {
 	for i, f := range testSchema {
 		cols[i] = testColumn(rng, f.Type, rows)
 	}
+	cols[len(cols)-1] = noNulls(rng, rows)
 	full := column.NewBatch(cols, rows)
 	batches := []*column.Batch{full, full.Slice(3, 4), full.Slice(10, 12), full.Slice(100, 107), full.Slice(200, 264), full.Slice(1, 66)}
 	// A batch whose vectors run past its N: kernels must read only N rows, null bits included.

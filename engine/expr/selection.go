@@ -74,6 +74,11 @@ func Select(e Expr, in Input, sel []int32) []int32 {
 	if l, ok := e.(*logic); ok {
 		return l.selectRows(in, sel)
 	}
+	if r, ok := e.(*intRange); ok {
+		if out, ok := r.selectRows(in, sel); ok {
+			return out
+		}
+	}
 	n := rows(in, sel)
 	if n == 0 {
 		return []int32{}
