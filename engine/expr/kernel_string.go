@@ -44,6 +44,9 @@ func stringKernel(op string, l, r Expr) Expr {
 	var needle []byte
 	if k, ok := r.(*Const); ok {
 		needle = lowerInto(nil, k.V.Str)
+		if k := affixKernel(op, l, r, needle, neg); k != nil {
+			return k
+		}
 	}
 	return newKernel(column.Bool, func(n int, in []*column.Vector) *column.Vector {
 		out := newOut(column.Bool, n)
@@ -60,6 +63,73 @@ func stringKernel(op string, l, r Expr) Expr {
 		}
 		return out
 	}, l, r)
+}
+
+// affixKernel is startswith or endswith (or their negations) with a constant needle of ASCII text, which
+// compares only the value's first or last len(needle) bytes, folded to lower case in place, instead of
+// lowering the whole value into a buffer first. It is the same test: a window of ASCII bytes starts or ends at
+// a rune boundary, so lowering the value lowers that window alone to itself byte for byte; and lowering turns
+// a non-ASCII rune into one of no fewer bytes when the result is ASCII, so a value shorter than the needle
+// cannot match. A row whose window holds a non-ASCII byte takes the lowering way. nil for any other test or
+// needle.
+func affixKernel(op string, l, r Expr, needle []byte, neg bool) Expr {
+	prefix := strings.TrimPrefix(op, "!") == "startswith"
+	if !prefix && strings.TrimPrefix(op, "!") != "endswith" || !isASCII(needle) {
+		return nil
+	}
+	m := len(needle)
+	return newKernel(column.Bool, func(n int, in []*column.Vector) *column.Vector {
+		out := newOut(column.Bool, n)
+		var sb []byte
+		for i, s := range texts(in[0], n) {
+			if len(s) < m {
+				out.Bools[i] = neg
+				continue
+			}
+			w := s[len(s)-m:]
+			if prefix {
+				w = s[:m]
+			}
+			ok, ascii := foldedEqual(w, needle)
+			if !ascii {
+				sb = lowerInto(sb[:0], s)
+				if prefix {
+					ok = bytes.HasPrefix(sb, needle)
+				} else {
+					ok = bytes.HasSuffix(sb, needle)
+				}
+			}
+			out.Bools[i] = ok != neg
+		}
+		return out
+	}, l, r)
+}
+
+// foldedEqual reports whether w, its ASCII capitals lowered, equals lower (lower case, as long as w); ascii is
+// false, and equal meaningless, when w holds a non-ASCII byte.
+func foldedEqual(w string, lower []byte) (equal, ascii bool) {
+	equal = true
+	for j := 0; j < len(w); j++ {
+		c := w[j]
+		if c >= utf8.RuneSelf {
+			return false, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		equal = equal && c == lower[j]
+	}
+	return equal, true
+}
+
+// isASCII reports whether b holds only ASCII bytes.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // texts returns a string vector's first n values with null rows as empty strings.

@@ -449,3 +449,34 @@ func TestKernelsFold(t *testing.T) {
 		t.Errorf("l1 + 2 * 3 compiled to %T, want a kernel", e)
 	}
 }
+
+// TestAffixKernel: startswith and endswith with a constant ASCII needle compare a window of the value folded
+// in place (affixKernel); they must agree with the row functions, which lower the whole value, on every edge
+// of that shortcut — values shorter than the needle, capitals, a window holding non-ASCII bytes (the Kelvin
+// sign lowers to an ASCII k, İ to i, and ẞ stays longer), the empty needle and null.
+func TestAffixKernel(t *testing.T) {
+	values := []string{"", "k", "K", "\u212a", "a\u212a", "\u212ak", "İ", "xİ", "ABC", "xabc", "abcx", "Straße", "STRASSE",
+		"ẞx", "σς", "k\u212a", "abc\u212a"}
+	schema := column.Schema{{Name: "s1", Type: column.String}}
+	v := column.NewVector(column.String, len(values)+1)
+	for _, s := range values {
+		v.AppendString(s)
+	}
+	v.AppendNull()
+	b := column.NewBatch([]*column.Vector{v}, v.Len())
+	for _, op := range []string{"startswith", "endswith", "!startswith", "!endswith"} {
+		for _, needle := range []string{"", "k", "K", "abc", "ABC", "x", "i", "se", "kk"} {
+			src := fmt.Sprintf("s1 %s %q", op, needle)
+			e := parseExpr(t, src)
+			got, err := Compile(e, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := compileRows(e, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSame(t, src, got.Eval(b), want.Eval(b), b.N)
+		}
+	}
+}
