@@ -32,49 +32,24 @@ func TestGroupTableStrings(t *testing.T) {
 			keys = append(keys, fmt.Sprintf("k%d", rng.Intn(3000)))
 		}
 	}
-	want := make([]int32, len(keys))
-	ids := map[string]int32{}
+	names := make([]string, len(keys))
 	for i, k := range keys {
-		name := "v" + k
+		names[i] = "v" + k
 		if nulls[i] {
-			name = "null"
-		}
-		id, ok := ids[name]
-		if !ok {
-			id = int32(len(ids))
-			ids[name] = id
-		}
-		want[i] = id
-	}
-	for _, size := range []int{1, 7, 1000, len(keys)} {
-		g := newGroupTable("test", []column.Type{column.String}, 0, memory.NewBudget(0))
-		var gids []int32
-		for lo := 0; lo < len(keys); lo += size {
-			hi := min(lo+size, len(keys))
-			v := column.NewVector(column.String, hi-lo)
-			for i := lo; i < hi; i++ {
-				if nulls[i] {
-					v.AppendNull()
-				} else {
-					v.AppendString(keys[i])
-				}
-			}
-			var m int
-			var err error
-			gids, m, err = g.assign([]*column.Vector{v}, hi-lo, gids)
-			if err != nil || m != hi-lo {
-				t.Fatalf("batch %d: assign took %d of %d rows: %v", size, m, hi-lo, err)
-			}
-			for i := lo; i < hi; i++ {
-				if gids[i-lo] != want[i] {
-					t.Fatalf("batch %d, row %d (%q, null %v): group %d, want %d", size, i, keys[i], nulls[i], gids[i-lo], want[i])
-				}
-			}
-		}
-		if g.n != len(ids) {
-			t.Fatalf("batch %d: %d groups, want %d", size, g.n, len(ids))
+			names[i] = "null"
 		}
 	}
+	assignInBatches(t, "strings", []column.Type{column.String}, names, func(lo, hi int) []*column.Vector {
+		v := column.NewVector(column.String, hi-lo)
+		for i := lo; i < hi; i++ {
+			if nulls[i] {
+				v.AppendNull()
+			} else {
+				v.AppendString(keys[i])
+			}
+		}
+		return []*column.Vector{v}
+	})
 	// A budget for a few groups: assign stops at the first row it cannot take, every row before it grouped.
 	g := newGroupTable("test", []column.Type{column.String}, 0, memory.NewBudget(8000))
 	v := column.NewVector(column.String, 500)
@@ -123,50 +98,26 @@ func TestGroupTableDenseInts(t *testing.T) {
 			}
 			keys = append(keys, k)
 		}
-		want := make([]int32, len(keys))
-		ids := map[string]int32{}
+		names := make([]string, len(keys))
 		for i, k := range keys {
-			name := fmt.Sprint(k)
+			names[i] = fmt.Sprint(k)
 			if nulls[i] {
-				name = "null"
+				names[i] = "null"
 			}
-			id, ok := ids[name]
-			if !ok {
-				id = int32(len(ids))
-				ids[name] = id
-			}
-			want[i] = id
 		}
-		for _, size := range []int{1, 7, 1000, len(keys)} {
-			g := newGroupTable("test", []column.Type{column.Long}, 0, memory.NewBudget(0))
-			var gids []int32
-			for lo := 0; lo < len(keys); lo += size {
-				hi := min(lo+size, len(keys))
-				v := column.NewVector(column.Long, hi-lo)
-				for i := lo; i < hi; i++ {
-					if nulls[i] {
-						v.AppendNull()
-					} else {
-						v.AppendInt(keys[i])
-					}
-				}
-				var m int
-				var err error
-				gids, m, err = g.assign([]*column.Vector{v}, hi-lo, gids)
-				if err != nil || m != hi-lo {
-					t.Fatalf("%s, batch %d: assign took %d of %d rows: %v", shape, size, m, hi-lo, err)
-				}
-				for i := lo; i < hi; i++ {
-					if gids[i-lo] != want[i] {
-						t.Fatalf("%s, batch %d, row %d (%d, null %v): group %d, want %d", shape, size, i, keys[i], nulls[i], gids[i-lo], want[i])
-					}
+		for _, g := range assignInBatches(t, shape, []column.Type{column.Long}, names, func(lo, hi int) []*column.Vector {
+			v := column.NewVector(column.Long, hi-lo)
+			for i := lo; i < hi; i++ {
+				if nulls[i] {
+					v.AppendNull()
+				} else {
+					v.AppendInt(keys[i])
 				}
 			}
-			if g.n != len(ids) {
-				t.Fatalf("%s, batch %d: %d groups, want %d", shape, size, g.n, len(ids))
-			}
+			return []*column.Vector{v}
+		}) {
 			if dense := g.dense != nil; dense != (shape == "dense" || shape == "widening") {
-				t.Fatalf("%s, batch %d: dense range kept %v", shape, size, dense)
+				t.Fatalf("%s: dense range kept %v", shape, dense)
 			}
 		}
 	}
@@ -215,53 +166,71 @@ func TestGroupTableDensePairs(t *testing.T) {
 				}
 			}
 		}
-		want := make([]int32, rows)
-		ids := map[string]int32{}
+		names := make([]string, rows)
 		for i := range rows {
-			name := fmt.Sprint(xs[i], xnull[i], ys[i], ynull[i])
-			id, ok := ids[name]
-			if !ok {
-				id = int32(len(ids))
-				ids[name] = id
-			}
-			want[i] = id
+			names[i] = fmt.Sprint(xs[i], xnull[i], ys[i], ynull[i])
 		}
-		for _, size := range []int{1, 7, 1000, rows} {
-			g := newGroupTable("test", []column.Type{column.Long, column.Long}, 0, memory.NewBudget(0))
-			var gids []int32
-			for lo := 0; lo < rows; lo += size {
-				hi := min(lo+size, rows)
-				x, y := column.NewVector(column.Long, hi-lo), column.NewVector(column.Long, hi-lo)
-				for i := lo; i < hi; i++ {
-					if xnull[i] {
-						x.AppendNull()
-					} else {
-						x.AppendInt(xs[i])
-					}
-					if ynull[i] {
-						y.AppendNull()
-					} else {
-						y.AppendInt(ys[i])
-					}
+		for _, g := range assignInBatches(t, shape, []column.Type{column.Long, column.Long}, names, func(lo, hi int) []*column.Vector {
+			x, y := column.NewVector(column.Long, hi-lo), column.NewVector(column.Long, hi-lo)
+			for i := lo; i < hi; i++ {
+				if xnull[i] {
+					x.AppendNull()
+				} else {
+					x.AppendInt(xs[i])
 				}
-				var m int
-				var err error
-				gids, m, err = g.assign([]*column.Vector{x, y}, hi-lo, gids)
-				if err != nil || m != hi-lo {
-					t.Fatalf("%s, batch %d: assign took %d of %d rows: %v", shape, size, m, hi-lo, err)
-				}
-				for i := lo; i < hi; i++ {
-					if gids[i-lo] != want[i] {
-						t.Fatalf("%s, batch %d, row %d (%d, %d): group %d, want %d", shape, size, i, xs[i], ys[i], gids[i-lo], want[i])
-					}
+				if ynull[i] {
+					y.AppendNull()
+				} else {
+					y.AppendInt(ys[i])
 				}
 			}
-			if g.n != len(ids) {
-				t.Fatalf("%s, batch %d: %d groups, want %d", shape, size, g.n, len(ids))
-			}
+			return []*column.Vector{x, y}
+		}) {
 			if dense := g.dense != nil; dense != (shape == "dense") {
-				t.Fatalf("%s, batch %d: dense ranges kept %v", shape, size, dense)
+				t.Fatalf("%s: dense ranges kept %v", shape, dense)
 			}
 		}
 	}
+}
+
+// assignInBatches numbers rows whose keys are named names (equal names, equal keys) in fresh group tables of
+// the given key types, fed in batches of 1, 7, 1,000 and every row (batch makes rows lo…hi-1), and checks
+// that every row gets the group of its name's first appearance and that each table ends with one group a
+// name: the oracle of the group tables' tests. It returns the tables, one a batch size.
+func assignInBatches(t *testing.T, label string, types []column.Type, names []string, batch func(lo, hi int) []*column.Vector) []*groupTable {
+	t.Helper()
+	want := make([]int32, len(names))
+	ids := map[string]int32{}
+	for i, name := range names {
+		id, ok := ids[name]
+		if !ok {
+			id = int32(len(ids))
+			ids[name] = id
+		}
+		want[i] = id
+	}
+	var tables []*groupTable
+	for _, size := range []int{1, 7, 1000, len(names)} {
+		g := newGroupTable("test", types, 0, memory.NewBudget(0))
+		var gids []int32
+		for lo := 0; lo < len(names); lo += size {
+			hi := min(lo+size, len(names))
+			var m int
+			var err error
+			gids, m, err = g.assign(batch(lo, hi), hi-lo, gids)
+			if err != nil || m != hi-lo {
+				t.Fatalf("%s, batch %d: assign took %d of %d rows: %v", label, size, m, hi-lo, err)
+			}
+			for i := lo; i < hi; i++ {
+				if gids[i-lo] != want[i] {
+					t.Fatalf("%s, batch %d, row %d (%s): group %d, want %d", label, size, i, names[i], gids[i-lo], want[i])
+				}
+			}
+		}
+		if g.n != len(ids) {
+			t.Fatalf("%s, batch %d: %d groups, want %d", label, size, g.n, len(ids))
+		}
+		tables = append(tables, g)
+	}
+	return tables
 }

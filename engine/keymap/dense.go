@@ -76,9 +76,13 @@ func (m *Dense) PushTo(keys []int64, vals []int32, keep bool, prev []int32) {
 }
 
 // Find returns k's value, with More when set, or -1.
-func (m *Dense) Find(k int64) int32 {
-	if i := uint64(k) - uint64(m.lo); i < uint64(len(m.vals)) {
-		return m.vals[i]
+func (m *Dense) Find(k int64) int32 { return findDense(m.vals, uint64(m.lo), k) }
+
+// findDense is Find over a map's fields passed as values, so that a loop of lookups keeps them in registers
+// (as findInt): the value at k's offset from lo, or -1 outside the range (an offset that wraps is outside too).
+func findDense(vals []int32, lo uint64, k int64) int32 {
+	if i := uint64(k) - lo; i < uint64(len(vals)) {
+		return vals[i]
 	}
 	return -1
 }
@@ -88,11 +92,7 @@ func (m *Dense) FindEach(keys []int64, vals []int32) {
 	lo, dense := uint64(m.lo), m.vals
 	vals = vals[:len(keys)]
 	for i, k := range keys {
-		v := int32(-1)
-		if x := uint64(k) - lo; x < uint64(len(dense)) {
-			v = dense[x]
-		}
-		vals[i] = v
+		vals[i] = findDense(dense, lo, k)
 	}
 }
 
@@ -101,11 +101,7 @@ func (m *Dense) FindTo(keys []int64, at, vals []int32) {
 	lo, dense := uint64(m.lo), m.vals
 	at = at[:len(keys)]
 	for j, k := range keys {
-		v := int32(-1)
-		if x := uint64(k) - lo; x < uint64(len(dense)) {
-			v = dense[x]
-		}
-		vals[at[j]] = v
+		vals[at[j]] = findDense(dense, lo, k)
 	}
 }
 
