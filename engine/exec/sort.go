@@ -246,8 +246,9 @@ func (s *Sort) beforeCut(b *column.Batch) *column.Batch {
 // rowsBeforeCut lists the rows of the key vectors (n rows) that sort strictly before the cut row. Keys of
 // fixed-width types are compared a key at a time over the whole batch, on order codes (sort_order.go) — the
 // same order as compareAcross, nulls placed by a class before or after every value — with a per-row verdict
-// that the first key that differs sets. A string or dynamic key (whose codes are ranks within one batch, or
-// none) makes the whole batch compare row by row.
+// that the first key that differs sets; a first int key with no null in the batch compares its values
+// directly. A string or dynamic key (whose codes are ranks within one batch, or none) makes the whole batch
+// compare row by row.
 func (s *Sort) rowsBeforeCut(keys []*column.Vector, n int) []int32 {
 	var idx []int32
 	for _, v := range keys {
@@ -284,7 +285,7 @@ func (s *Sort) rowsBeforeCut(keys []*column.Vector, n int) []int32 {
 		for r, x := range xs {
 			d := int8(cmp.Compare(x, x0)) * sign
 			verdict[r] = d
-			ties += int(b2i(d == 0))
+			ties += b2i(d == 0)
 		}
 		first = len(s.keys)
 		if ties > 0 {
