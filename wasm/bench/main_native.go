@@ -28,7 +28,11 @@ import (
 //
 //	go run ./wasm/bench -kql '@P | sort by w asc, ts desc | summarize n=count(), s1=sum(w), s2=sum(pg)'
 //
-// The query must end in one row of three long or real columns, as a workload's digest does.
+// The query must end in one row of three long or real columns, as a workload's digest does. Given its DuckDB
+// twin with -twin, -sql prints that query's twin on the dataset's tables, for DuckDB to time beside it:
+//
+//	go run ./wasm/bench -sql -kql '@P | where w < 500 | summarize …' -twin 'SELECT … FROM wp WHERE w < 500' |
+//		node wasm/bench/duckdb.mjs 3 1 /tmp/duckdb
 func main() {
 	runs := flag.Int("runs", 3, "timed runs per workload, after one warm-up")
 	only := flag.String("only", "", "comma-separated workloads to run (default all)")
@@ -37,9 +41,14 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write a CPU profile of every run to this file")
 	rss := flag.Bool("rss", false, "measure resident memory: after the data is made, and the peak of the warm-up run (Linux)")
 	sql := flag.Bool("sql", false, "print each workload's DuckDB setup and query as JSON, and run nothing")
+	twin := flag.String("twin", "", "with -kql: the query's DuckDB twin, which -sql prints with -data's setup")
 	flag.Parse()
+	workloads := Workloads
+	if *kql != "" {
+		workloads, *only = []Workload{{Name: "kql", KQL: *kql, SQL: *twin, Data: *dataName}}, ""
+	}
 	if *sql {
-		if err := printSQL(*only); err != nil {
+		if err := printSQL(workloads, *only); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -56,10 +65,6 @@ func main() {
 			os.Exit(1)
 		}
 		defer pprof.StopCPUProfile()
-	}
-	workloads := Workloads
-	if *kql != "" {
-		workloads, *only = []Workload{{Name: "kql", KQL: *kql, Data: *dataName}}, ""
 	}
 	if err := runAll(workloads, *runs, *only, *rss); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -92,10 +97,13 @@ type DuckDBTwin struct {
 
 // printSQL writes one DuckDBTwin a line for the workloads of only (all when empty). Generate writes a dataset's
 // SQL as it makes its rows, so each dataset is made once, at full size, and dropped.
-func printSQL(only string) error {
+func printSQL(workloads []Workload, only string) error {
 	enc := json.NewEncoder(os.Stdout)
 	setups := map[string][]string{}
-	for _, w := range Workloads {
+	for _, w := range workloads {
+		if w.SQL == "" {
+			return fmt.Errorf("bench %s: no DuckDB twin (with -kql, give it with -twin)", w.Name)
+		}
 		if only != "" && !slices.Contains(strings.Split(only, ","), w.Name) {
 			continue
 		}
