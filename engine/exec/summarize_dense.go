@@ -28,10 +28,10 @@ const denseGroupSpan = 1 << 16
 
 // assignDense is assign while the keys' ranges are dense. It reports false, having assigned nothing, when the
 // batch leaves them (see denseGroups): the groups have then moved into the map, for its path to go on with.
-func (t *groupTable) assignDense(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error, ok bool) {
+func (t *groupTable) assignDense(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, ok bool, err error) {
 	d := t.dense
 	if d.keys == 2 && (kv[0].HasNulls() || kv[1].HasNulls()) {
-		return gids, 0, t.leaveDense(), false
+		return gids, 0, false, t.leaveDense()
 	}
 	lo, span := d.lo, d.span
 	places := int64(1)
@@ -43,22 +43,22 @@ func (t *groupTable) assignDense(kv []*column.Vector, n int, gids []int32) (_ []
 			l, h = min(l, d.lo[i]), max(h, d.lo[i]+span[i]-1)
 		}
 		if uint64(h)-uint64(l) >= denseGroupSpan {
-			return gids, 0, t.leaveDense(), false
+			return gids, 0, false, t.leaveDense()
 		}
 		lo[i], span[i] = l, h-l+1
 		places *= span[i]
 	}
 	if any {
 		if places > denseGroupSpan {
-			return gids, 0, t.leaveDense(), false
+			return gids, 0, false, t.leaveDense()
 		}
 		if err := t.widenDense(lo, span); err != nil {
-			return gids, 0, err, true
+			return gids, 0, true, err
 		}
 	}
 	if d.keys == 2 {
 		m, err = t.assignDense2(kv, n, gids)
-		return gids, m, err, true
+		return gids, m, true, err
 	}
 	k := kv[0]
 	ids, base := d.ids, d.lo[0]
@@ -66,7 +66,7 @@ func (t *groupTable) assignDense(kv []*column.Vector, n int, gids []int32) (_ []
 		if k.Nulls != nil && k.Nulls.Get(r) {
 			if t.nullID < 0 {
 				if err := t.grow(8); err != nil {
-					return gids, r, err, true
+					return gids, r, true, err
 				}
 				t.nullID = t.create(kv, r)
 			}
@@ -76,14 +76,14 @@ func (t *groupTable) assignDense(kv []*column.Vector, n int, gids []int32) (_ []
 		id := ids[x-base]
 		if id < 0 {
 			if err := t.grow(8); err != nil {
-				return gids, r, err, true
+				return gids, r, true, err
 			}
 			id = t.create(kv, r)
 			ids[x-base] = id
 		}
 		gids[r] = id
 	}
-	return gids, n, nil, true
+	return gids, n, true, nil
 }
 
 // assignDense2 is assignDense's loop for two keys, neither null.

@@ -59,7 +59,7 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 	t.created = t.created[:0]
 	if t.dense != nil {
 		var ok bool
-		if gids, m, err, ok = t.assignDense(kv, n, gids); ok || err != nil {
+		if gids, m, ok, err = t.assignDense(kv, n, gids); ok || err != nil {
 			return gids, m, err
 		}
 	}

@@ -133,7 +133,7 @@ func IntMapWhy(n int, lo, hi int64) string {
 	case lo > hi:
 		return "no build key"
 	case DenseFits(n, lo, hi):
-		return fmt.Sprintf("%d build rows' keys span %d values: a dense range", n, uint64(hi)-uint64(lo)+1)
+		return fmt.Sprintf("%d build rows' keys span %s values: a dense range", n, spanText(lo, hi))
 	}
 	return fmt.Sprintf("%d build rows' keys span %s values: too sparse for a dense array", n, spanText(lo, hi))
 }
