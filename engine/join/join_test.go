@@ -42,7 +42,8 @@ type shape struct {
 	nullRate  float64 // fraction of null keys
 	skew      float64 // fraction of rows on key 0
 	keyType   column.Type
-	multiKey  bool // a second key column (string)
+	multiKey  bool // a second key column: string, or long with intKey2
+	intKey2   bool
 	realKeys  bool // keys stored as real (compared with long keys on the other side)
 	nullsOnly bool
 	scatter   bool // int keys spread over all of int64 (a bijection, so ties stay ties): no dense range
@@ -55,7 +56,11 @@ func genTable(r *rand.Rand, s shape, side string) *column.Table {
 		schema[0].Type = column.Real
 	}
 	if s.multiKey {
-		schema = append(schema, column.Field{Name: "k2", Type: column.String})
+		k2 := column.Field{Name: "k2", Type: column.String}
+		if s.intKey2 {
+			k2.Type = column.Long
+		}
+		schema = append(schema, k2)
 	}
 	schema = append(schema, column.Field{Name: "id", Type: column.String}, column.Field{Name: "v", Type: column.Long})
 	t := column.NewTable(schema)
@@ -80,9 +85,12 @@ func genTable(r *rand.Rand, s shape, side string) *column.Table {
 		}
 		c++
 		if s.multiKey {
-			if r.Float64() < s.nullRate/2 {
+			switch {
+			case r.Float64() < s.nullRate/2:
 				t.Cols[c].AppendNull()
-			} else {
+			case s.intKey2:
+				t.Cols[c].AppendInt(int64(r.IntN(2)) - 1<<40) // a word no string key's bytes would make
+			default:
 				t.Cols[c].AppendString([]string{"a", "b"}[r.IntN(2)])
 			}
 			c++
@@ -158,6 +166,8 @@ func cases() []pair {
 			with(ints("strings", 50, 8), func(s *shape) { s.keyType = column.String; s.nullRate = 0.1 })},
 		{with(ints("multikey", 60, 6), func(s *shape) { s.multiKey = true; s.nullRate = 0.1 }),
 			with(ints("multikey", 60, 6), func(s *shape) { s.multiKey = true; s.nullRate = 0.1 })},
+		{with(ints("intpair", 60, 6), func(s *shape) { s.multiKey, s.intKey2, s.scatter = true, true, true; s.nullRate = 0.1 }),
+			with(ints("intpair", 60, 6), func(s *shape) { s.multiKey, s.intKey2, s.scatter = true, true, true; s.nullRate = 0.1 })},
 		{with(ints("realkeys", 40, 8), func(s *shape) { s.realKeys = true }), ints("ties", 40, 8)},
 		{with(ints("datetime", 40, 8), func(s *shape) { s.keyType = column.DateTime }), with(ints("datetime", 40, 8), func(s *shape) { s.keyType = column.DateTime })},
 	}

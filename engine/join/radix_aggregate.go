@@ -515,18 +515,22 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 		return
 	}
 	var strs []string
+	var pair [2][]int64 // two int64-stored key columns: their values are the key's words (see intPair)
 	if r.strKeys {
-		if singleStringKey(keys) {
+		switch {
+		case singleStringKey(keys):
 			strs = keys[0].Strs[:n]
-		} else {
+		case intPair(keys):
+			pair = [2][]int64{keys[0].Ints[:n], keys[1].Ints[:n]}
+		default:
 			r.encs, r.buf = encodedKeys(keys, 0, n, r.buf, r.encs)
 			strs = r.encs
 		}
-		if !keyNulls && !valNulls && !r.inline && r.scatterShort(strs, ints, build, unmatched, parts) {
+		if !keyNulls && !valNulls && !r.inline && r.scatterShort(strs, pair, n, ints, build, unmatched, parts) {
 			return
 		}
 	}
-	kept := r.hashKeys(keys, strs, keyNulls, build, n)
+	kept := r.hashKeys(keys, strs, pair, keyNulls, build, n)
 	if unmatched && kept < n {
 		k := 0
 		for i := 0; i < n; i++ {
@@ -552,7 +556,7 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 		pt.room -= stride
 		row := pt.cur[o : o+stride : o+stride]
 		row[0] = h
-		if strs != nil {
+		if r.strKeys {
 			row[1], row[2] = w0s[k], w1s[k]
 			if r.inline {
 				inlineTail(row[3:kw], strs[i])
@@ -576,9 +580,9 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 }
 
 // hashKeys is scatter's first pass over the n rows of a batch: rows [0, kept) of r.hashes, r.words0, r.words1
-// and r.sel are the kept rows' key hashes, first two key words (string keys, strs) and row numbers. It sets the
-// keys' filter bits for the build side and keeps only the probe rows whose bit is set.
-func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, keyNulls, build bool, n int) int {
+// and r.sel are the kept rows' key hashes, first two key words (string keys, strs, or a pair of int keys) and
+// row numbers. It sets the keys' filter bits for the build side and keeps only the probe rows whose bit is set.
+func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, pair [2][]int64, keyNulls, build bool, n int) int {
 	hs, w0s, w1s, sel := r.hashes[:n], r.words0[:n], r.words1[:n], r.sel[:n]
 	filter, fshift := r.filter, r.filterShift
 	test, set := filter != nil && !build, filter != nil && build
@@ -608,6 +612,10 @@ func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, keyNulls
 				h = keymap.HashTail(h, s[keymap.InlineBytes:])
 			}
 			h = keyTag(h^h>>31, len(s))
+			w0s[kept], w1s[kept] = w0, w1
+		} else if pair[0] != nil {
+			w0, w1 := uint64(pair[0][i]), uint64(pair[1][i])
+			h = pairHash(w0, w1)
 			w0s[kept], w1s[kept] = w0, w1
 		} else {
 			h = keymap.IntHash(keys[0].Ints[i])

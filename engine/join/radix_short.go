@@ -1,6 +1,9 @@
 package join
 
-import "github.com/joinlab/joinlab/engine/keymap"
+import (
+	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/keymap"
+)
 
 // The radix join's loops for its most common string shape: one string key column without nulls, every key 8 to
 // 16 bytes long (so a row holds it whole), summed values without nulls, and nothing that marks keys or keeps a
@@ -18,15 +21,21 @@ import "github.com/joinlab/joinlab/engine/keymap"
 // Rows keep the general layout (radixPart), so a batch or a partition that leaves the shape takes the general
 // loops over the same partitions.
 
-// scatterShort is scatter for the shape above; it reports false, having changed nothing, when the batch does not
-// have it (a key of another length).
-func (r *radixAggregate) scatterShort(strs []string, vals [][]int64, build, unmatched bool, parts []radixPart) bool {
+// scatterShort is scatter for the shape above, over a batch of n rows whose keys are strs or, for two int64
+// key columns, pair (a 16-byte key whose words are the two values; see intPair); it reports false, having
+// changed nothing, when the batch does not have the shape (a key of another length).
+func (r *radixAggregate) scatterShort(strs []string, pair [2][]int64, n int, vals [][]int64, build, unmatched bool, parts []radixPart) bool {
 	stride := 3 + len(vals)
-	if need := len(strs) * stride; cap(r.stage) < need {
+	if need := n * stride; cap(r.stage) < need {
 		r.stage = make([]uint64, need)
 	}
-	st := r.stage[:len(strs)*stride]
-	kept, ok := r.hashShort(strs, st, stride, build)
+	st := r.stage[:n*stride]
+	kept, ok := len(pair[0]), true
+	if pair[0] != nil {
+		kept = r.hashPairs(pair, st, stride, build)
+	} else {
+		kept, ok = r.hashShort(strs, st, stride, build)
+	}
 	if !ok {
 		return false
 	}
@@ -37,7 +46,7 @@ func (r *radixAggregate) scatterShort(strs []string, vals [][]int64, build, unma
 		if build {
 			acc = r.bsum
 		}
-		r.foldUnkept(vals, sel, len(strs), acc)
+		r.foldUnkept(vals, sel, n, acc)
 	}
 	for j, v := range vals {
 		for k, i := range sel {
@@ -122,6 +131,53 @@ func (r *radixAggregate) hashShort(strs []string, st []uint64, stride int, build
 		}
 	}
 	return len(strs), true
+}
+
+// hashPairs is hashShort for a key of two int64 columns: the words are the values as they are, so no key is
+// encoded and every row fits.
+func (r *radixAggregate) hashPairs(pair [2][]int64, st []uint64, stride int, build bool) int {
+	k0, k1 := pair[0], pair[1][:len(pair[0])]
+	sel := r.sel[:len(k0)]
+	filter, fshift := r.filter, r.filterShift
+	kept := 0
+	if filter != nil && !build {
+		for i, x := range k0 {
+			w0, w1 := uint64(x), uint64(k1[i])
+			h := pairHash(w0, w1)
+			f := h >> fshift
+			e := st[kept*stride : kept*stride+3 : kept*stride+3]
+			e[0], e[1], e[2] = h, w0, w1
+			sel[kept] = int32(i)
+			kept += int(filter[f/64] >> (f % 64) & 1)
+		}
+		return kept
+	}
+	for i, x := range k0 {
+		w0, w1 := uint64(x), uint64(k1[i])
+		h := pairHash(w0, w1)
+		e := st[i*stride : i*stride+3 : i*stride+3]
+		e[0], e[1], e[2] = h, w0, w1
+		sel[i] = int32(i)
+		if filter != nil {
+			f := h >> fshift
+			filter[f/64] |= 1 << (f % 64)
+		}
+	}
+	return len(k0)
+}
+
+// intPair reports whether keys are two columns stored as int64, whose encoding (encodedInts) is 16 bytes: the
+// two values, little-endian. Those bytes' two words are the values themselves, so the radix join reads them
+// from the columns and makes no string: pairHash gives the tagged hash hashKeys gives the encoded string.
+func intPair(keys []*column.Vector) bool {
+	w, ok := intEncoding(keys)
+	return ok && w == keymap.InlineBytes
+}
+
+// pairHash is the tagged hash of the 16-byte key whose words are w0 and w1 (see hashKeys).
+func pairHash(w0, w1 uint64) uint64 {
+	h := keymap.HashWords(keymap.InlineBytes, w0, w1)
+	return keyTag(h^h>>31, keymap.InlineBytes)
 }
 
 // shortSlot is where the key of short row x is in tab, slots of sw words (see radixTable), or the empty slot
