@@ -104,9 +104,11 @@ func TestGroupAggregateMatchesSummarize(t *testing.T) {
 							if a.foldedGroups != (mode == "folded") || a.grouped() != (mode == "folded") {
 								t.Fatalf("%s by %v: groups folded in place %v, passed through as the result %v", mode, names, a.foldedGroups, a.grouped())
 							}
-							// The keyed path (group_keyed.go) takes every folded grouping over one int key once the
-							// table is partitioned, but innerunique probing with the left.
-							keyed := mode == "folded" && radix > 0 && intKeyed(spec.KeyTypes) && (kind != InnerUnique || buildLeft)
+							// The keyed path (group_keyed.go) takes every folded grouping over one int key, or int keys
+							// packed into one (TestPackKeys checks when), once the table is partitioned, but innerunique
+							// probing with the left.
+							intKey := intKeyed(spec.KeyTypes) || a.h.pack != nil
+							keyed := mode == "folded" && radix > 0 && intKey && (kind != InnerUnique || buildLeft)
 							if a.usedKeyed != keyed {
 								t.Fatalf("%s by %v buildLeft=%v radix=%d: keyed path %v, want %v", mode, names, buildLeft, radix, a.usedKeyed, keyed)
 							}

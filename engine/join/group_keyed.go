@@ -83,12 +83,12 @@ const (
 )
 
 // keyable reports whether the join takes the keyed path once its build side is read: build-side groups whose
-// aggregates all fold in place, one int64 key, and no dedupe of probe rows (innerunique probing with the left)
+// aggregates all fold in place, an int64 key (one column, or packed: Hash.intKeys), and no dedupe of probe rows (innerunique probing with the left)
 // or top bound, both of which need the probe's rows in order.
 func (a *GroupAggregate) keyable() bool {
 	h := a.h
 	return !a.shareRowsOnly && denseFolds(a.aggs) && len(a.carried()) <= keyedNullBits &&
-		intKeyed(h.spec.KeyTypes) && !(h.unique && !h.buildLeft) && h.top == nil && h.table.N <= maxBuildRows
+		h.intKeys() && !(h.unique && !h.buildLeft) && h.top == nil && h.table.N <= maxBuildRows
 }
 
 // carried lists the aggregates whose values a scattered probe row carries: with build-side groups those over
@@ -130,8 +130,7 @@ func (a *GroupAggregate) indexKeys() bool {
 	if h.budget.Grow("the join aggregate's keyed summaries", need) != nil {
 		return false
 	}
-	bk, _ := h.buildKeys()
-	keys := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)
+	keys := h.keyCols(h.table.Batch(), true)
 	rows, ikeys, ok := h.buildOrder(keys, true, pbits, true)
 	if !ok {
 		h.budget.Shrink(need)
@@ -198,8 +197,7 @@ func (a *GroupAggregate) probeKeyed(b *column.Batch, sel []int32) error {
 	if kp.placed+int64(b.N) > maxPlace {
 		return fmt.Errorf("the join aggregate ranks at most %d probe rows", int64(maxPlace))
 	}
-	_, pk := h.buildKeys()
-	key := keyColumns(b, pk, h.spec.KeyTypes)[0]
+	key := h.keyCols(b, false)[0]
 	var vals []*column.Vector
 	for _, ai := range kp.carried {
 		if ai < 0 {
@@ -482,8 +480,7 @@ func (a *GroupAggregate) refuseKeyed(b *column.Batch, sel []int32) {
 // keyedShares returns the share rows of a probe batch's live rows (sel; nil: all) that yield output, each key
 // looked up by its number, or nil when none does.
 func (a *GroupAggregate) keyedShares(b *column.Batch, sel []int32) *column.Batch {
-	_, pk := a.h.buildKeys()
-	key := keyColumns(b, pk, a.h.spec.KeyTypes)[0]
+	key := a.h.keyCols(b, false)[0]
 	heads := growTo(a.keyed.kns, b.N)
 	a.keyed.kns = heads
 	for r := range heads {

@@ -62,7 +62,11 @@ type Hash struct {
 	ints  keymap.IntMap // an int64 key's map: open addressing, or a dense array (keymap.NewIntMap)
 	// intsWhy says why ints is the map it is (keymap.IntMapWhy), for explain.
 	intsWhy string
-	strs    *keymap.Strs
+	// pack packs a key of several int columns into one int64 that ints maps (keypack.go); packed says intKeys
+	// decided it (pack stays nil when the key does not pack).
+	pack   *keyPack
+	packed bool
+	strs   *keymap.Strs
 	// matched marks build rows that found a probe row, for the end phase; nil when the kind needs no end phase.
 	matched []bool
 	held    int64
@@ -271,8 +275,8 @@ func (h *Hash) index() error {
 	if n > maxBuildRows {
 		return fmt.Errorf("hash join: %d build rows, more than the %d a hash table indexes", n, maxBuildRows)
 	}
-	bk, _ := h.buildKeys()
-	keys := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)
+	intKeys := h.intKeys()
+	keys := h.keyCols(h.table.Batch(), true)
 	h.next = make([]int32, n)
 	if h.bs.unmatched || h.bs.semi || h.bs.anti {
 		h.matched = make([]bool, n)
@@ -280,7 +284,7 @@ func (h *Hash) index() error {
 	// Unique builds keep the first row of a key, so they go forwards; chains are built backwards (see hashtable.go).
 	unique := h.unique && h.buildLeft
 	first, end, step := insertOrder(n, unique)
-	if intKeyed(h.spec.KeyTypes) {
+	if intKeys {
 		k := keys[0]
 		lo, hi, _ := keyRange(k, n, 1, 0, false)
 		size := keymap.IntMapBytes(n, lo, hi)
@@ -289,6 +293,9 @@ func (h *Hash) index() error {
 		}
 		h.held += size
 		h.ints, h.intsWhy = keymap.NewIntMap(n, lo, hi), keymap.IntMapWhy(n, lo, hi)
+		if h.pack != nil {
+			h.intsWhy = h.pack.String() + "; " + h.intsWhy
+		}
 		if m, ok := h.ints.(*keymap.Ints); ok {
 			if bits := h.partitionBits(size, m.Shift()); bits > 0 {
 				if rows, ikeys, ok := h.buildOrder(keys, unique, bits, true); ok {
@@ -356,6 +363,30 @@ func (h *Hash) index() error {
 	return nil
 }
 
+// intKeys reports whether the key map is an int64 one: one key stored as int64, or several that pack into
+// one (keypack.go), which the first call decides from the build table; it must be read.
+func (h *Hash) intKeys() bool {
+	if !h.packed {
+		bk, _ := h.buildKeys()
+		h.pack, h.packed = packKeys(keyColumns(h.table.Batch(), bk, h.spec.KeyTypes), h.table.N), true
+	}
+	return h.pack != nil || intKeyed(h.spec.KeyTypes)
+}
+
+// keyCols returns the join key columns of b, a batch of the build side (build) or the probe side, as the key
+// map reads them: keyColumns, or the one packed column of a packed key (intKeys decides).
+func (h *Hash) keyCols(b *column.Batch, build bool) []*column.Vector {
+	bk, pk := h.buildKeys()
+	if !build {
+		bk = pk
+	}
+	keys := keyColumns(b, bk, h.spec.KeyTypes)
+	if h.pack == nil {
+		return keys
+	}
+	return []*column.Vector{h.pack.column(keys, b.N)}
+}
+
 // notIndexed marks in next a build row a unique build left out of the table (its key's first row is there):
 // no chain holds it. It is what a key map's Push returns for such a row, so next takes Push's answer as it is:
 // the old chain head (-1 for none) as the row's next, or this.
@@ -402,8 +433,7 @@ func (h *Hash) nextProbe(ctx context.Context) (bool, error) {
 	if err != nil || b == nil {
 		return false, err
 	}
-	_, pk := h.buildKeys()
-	h.pb, h.pkeys = b, keyColumns(b, pk, h.spec.KeyTypes)
+	h.pb, h.pkeys = b, h.keyCols(b, false)
 	h.lookupBatch(h.unselected(sel, b.N))
 	return true, nil
 }

@@ -124,8 +124,7 @@ func (h *Hash) keyFilter() {
 	}
 	h.held += 1 << fbits / 8
 	w.filter, w.fshift = make([]uint64, 1<<fbits/64), 64-fbits
-	bk, _ := h.buildKeys()
-	k := keyColumns(h.table.Batch(), bk, h.spec.KeyTypes)[0]
+	k := h.keyCols(h.table.Batch(), true)[0]
 	for r, x := range k.Ints[:h.table.N] {
 		if h.next[r] == notIndexed || k.IsNull(r) {
 			continue
@@ -169,7 +168,6 @@ func (h *Hash) releaseWindow() {
 func (h *Hash) fillWindow(ctx context.Context) error {
 	h.releaseWindow()
 	w := h.radix
-	_, pk := h.buildKeys()
 	// Windows start small and grow fourfold to radixWindowRows, so a limit above the join waits for
 	// radixMinWindowRows probe rows, not a full window.
 	w.size = min(max(4*w.size, radixMinWindowRows), radixWindowRows)
@@ -191,7 +189,7 @@ func (h *Hash) fillWindow(ctx context.Context) error {
 			skip = append([]bool(nil), h.unselected(sel, b.N)...)
 		}
 		w.skips = append(w.skips, skip)
-		keys := keyColumns(b, pk, h.spec.KeyTypes)
+		keys := h.keyCols(b, false)
 		var strs []string
 		if h.strs != nil {
 			if singleStringKey(keys) {
@@ -203,6 +201,9 @@ func (h *Hash) fillWindow(ctx context.Context) error {
 		w.batches, w.keys, w.strs, w.starts = append(w.batches, b), append(w.keys, keys), append(w.strs, strs), append(w.starts, rows)
 		rows += b.N
 		need := b.Bytes() + int64(b.N)*radixRowBytes
+		if h.pack != nil {
+			need += keys[0].Bytes() // the packed key column, made for the window
+		}
 		if err := h.budget.Grow("the partitioned probe", need); err != nil {
 			w.overBudget = true
 			break

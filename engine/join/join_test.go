@@ -89,7 +89,7 @@ func genTable(r *rand.Rand, s shape, side string) *column.Table {
 			case r.Float64() < s.nullRate/2:
 				t.Cols[c].AppendNull()
 			case s.intKey2:
-				t.Cols[c].AppendInt(int64(r.IntN(2)) - 1<<40) // a word no string key's bytes would make
+				t.Cols[c].AppendInt(int64(r.IntN(max(s.domain/3, 1))) - 1<<40) // a word no string key's bytes would make
 			default:
 				t.Cols[c].AppendString([]string{"a", "b"}[r.IntN(2)])
 			}
@@ -166,6 +166,10 @@ func cases() []pair {
 			with(ints("strings", 50, 8), func(s *shape) { s.keyType = column.String; s.nullRate = 0.1 })},
 		{with(ints("multikey", 60, 6), func(s *shape) { s.multiKey = true; s.nullRate = 0.1 }),
 			with(ints("multikey", 60, 6), func(s *shape) { s.multiKey = true; s.nullRate = 0.1 })},
+		// Two int keys: packed into one int64 (keypack.go), with keys of each side outside the other's range.
+		{with(ints("intpair", 60, 6), func(s *shape) { s.multiKey, s.intKey2 = true, true; s.nullRate = 0.1 }),
+			with(ints("intpair", 60, 9), func(s *shape) { s.multiKey, s.intKey2 = true, true; s.nullRate = 0.1 })},
+		// Two int keys whose ranges are too wide to pack.
 		{with(ints("intpair", 60, 6), func(s *shape) { s.multiKey, s.intKey2, s.scatter = true, true, true; s.nullRate = 0.1 }),
 			with(ints("intpair", 60, 6), func(s *shape) { s.multiKey, s.intKey2, s.scatter = true, true, true; s.nullRate = 0.1 })},
 		{with(ints("realkeys", 40, 8), func(s *shape) { s.realKeys = true }), ints("ties", 40, 8)},
