@@ -147,7 +147,36 @@ func (h *Hash) nextRadix(ctx context.Context) (bool, error) {
 	w.pos++
 	h.pb, h.pkeys = w.batches[i], w.keys[i]
 	h.heads = w.heads[w.starts[i] : w.starts[i]+w.batches[i].N]
+	h.touchChains()
 	return true, nil
+}
+
+// touchChains reads, for every row of the batch whose head has more rows, the chain's next two links, in two
+// loops whose loads do not depend on one another. The join loop then walks those chains in probe order,
+// one load after another (next[next[r]] cannot start before next[r] is in), and a chain's links lie anywhere in
+// next[], so for a build side larger than the cache each was a miss the processor waited for in turn; here
+// the misses of a batch's chains overlap, and the join loop finds them in the cache.
+func (h *Hash) touchChains() {
+	heads, next := h.heads, h.next
+	rows := growTo(h.touched, len(heads))
+	h.touched = rows
+	k := 0
+	for _, hd := range heads {
+		rows[k] = hd &^ chainMore
+		k += int(uint32(hd) >> 30 & 1) // chainMore; dropped and noMatch are negative, their bit 30 set too
+		k -= int(uint32(hd) >> 31)
+	}
+	rows = rows[:k]
+	var sum int32
+	for i, r := range rows {
+		rows[i] = next[r]
+	}
+	for _, r := range rows {
+		if r >= 0 {
+			sum += next[r]
+		}
+	}
+	h.touchSum = sum
 }
 
 // releaseWindow drops the window and gives its memory back.
