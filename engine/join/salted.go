@@ -413,6 +413,28 @@ func (p *SaltPlan) copies() int64 {
 // SaltedKeys is the number of keys salted.
 func (p *SaltPlan) SaltedKeys() int { return len(p.salted) }
 
+// HeavyWeight is how many times the rows of its side's mean key a salted key holds, on average over the salted
+// keys, on the spread side: the measure of skew as against few keys. A few viral keys among thousands weigh
+// hundreds; a key column of a hundred values spread evenly, every one of them above the heavy threshold of a
+// shuffle over more workers than that, weighs one (its shuffle is uneven because it has few keys, and salting
+// them copies the expanded side's rows of every key to spread what no key concentrates). 0 with no salted key.
+func (p *SaltPlan) HeavyWeight() float64 {
+	c, rows := p.measure.Left, int64(0)
+	if !p.SpreadLeft {
+		c = p.measure.Right
+	}
+	for _, h := range p.Heavy {
+		if h.Salted {
+			rows += h.spreadRows(p.SpreadLeft)
+		}
+	}
+	if rows == 0 || c.Total() == 0 {
+		return 0
+	}
+	mean := float64(c.Total()) / float64(max(c.Distinct(), 1))
+	return float64(rows) / float64(len(p.salted)) / mean
+}
+
 // Prediction is the planner's estimate of the shuffle the run will make, computed from the measure alone.
 type Prediction struct {
 	// MaxOverMedianBefore and MaxOverMedianAfter are the busiest worker's load over the median worker's, as

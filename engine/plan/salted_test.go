@@ -81,6 +81,23 @@ func TestSaltedChosenOnMeasuredSkew(t *testing.T) {
 	if ex := uniform.Explain(); strings.Contains(ex, "salted join") {
 		t.Fatalf("uniform keys were salted:\n%s", ex)
 	}
+	// Five songs, 4,000 plays each: every one is above the heavy threshold of an 8-worker shuffle (250 plays),
+	// and five keys leave three workers idle, but no key outweighs the others: few keys, not skew.
+	few := skewSources(0)
+	plays := column.NewTable(column.Schema{{Name: "song", Type: column.Long}, {Name: "n", Type: column.Long}})
+	for i := range 20_000 {
+		plays.Cols[0].AppendInt(int64(i % 5))
+		plays.Cols[1].AppendInt(int64(i))
+	}
+	plays.N = 20_000
+	few["Plays"] = source.FromTable("Plays", plays)
+	if ex := buildPlan(t, q, few).Explain(); strings.Contains(ex, "salted join") {
+		t.Fatalf("five evenly used keys were salted:\n%s", ex)
+	}
+	// The reason names the salted key's weight: song 0 has 40% of the plays, 120 times the mean song played.
+	if !regexp.MustCompile(`measured skew: 1 heavy key\(s\), [0-9]+× the mean key's rows`).MatchString(ex) {
+		t.Fatalf("explain does not weigh the heavy key:\n%s", ex)
+	}
 }
 
 // TestSaltedForced: hint.strategy=salted runs it on any input, and the naive variant is labelled.

@@ -166,6 +166,19 @@ func (c *Counter) Total() int64 { return c.total }
 // Exact reports whether every count is exact (the sketch never took over).
 func (c *Counter) Exact() bool { return c.sketch == nil }
 
+// Distinct is the number of distinct keys counted: exact while the counter is; once the sketch has taken over,
+// the estimate Estimate makes its mean of lost keys from (the ExactKeys+1 keys the sketch started from, plus
+// one for every row of an untracked key since), which is at least ExactKeys+1.
+func (c *Counter) Distinct() int64 {
+	switch {
+	case c.ints != nil:
+		return int64(c.ints.distinct)
+	case c.exact != nil:
+		return int64(len(c.exact))
+	}
+	return ExactKeys + 1 + c.entered
+}
+
 // ErrorBound is the most rows a key not reported by the counter can have, and the most any count is
 // over-estimated by: 0 while exact.
 func (c *Counter) ErrorBound() int64 {
