@@ -531,9 +531,10 @@ func childID(parent string, p int) string {
 }
 
 // buildNeed is what the hash join grows to build on run: its decoded rows, 4 bytes a row of chain links and
-// the hash table (see Hash.buildTable).
+// the hash table (see Hash.index), whose copies of long keys the rows' own bytes bound (a key's encoding is
+// no longer than its columns).
 func (g *Grace) buildNeed(r spill.Run) int64 {
-	table := keymap.StrsBytes(int(r.Rows))
+	table := keymap.StrsBytes(int(r.Rows)) + r.MemBytes
 	if intKeyed(g.spec.KeyTypes) {
 		table = keymap.IntsBytes(int(r.Rows))
 	}

@@ -147,7 +147,8 @@ func (g *Grace) hotJoin(ctx context.Context, p *gracePair, buildLeft bool, shrin
 			if m.intKeys {
 				ints = keymap.NewInts(n)
 			} else {
-				strs = newStrTable(n, keys)
+				strs = keymap.NewStrs(n)
+				strs.Reserve(longKeyBytes(keys, n)) // counted in the block's cost (rowsBytes)
 			}
 			for i := n - 1; i >= 0; i-- { // backwards, so a chain lists its rows in input order
 				if hasNullKey(keys, i) {
@@ -381,10 +382,17 @@ func (g *Grace) rowsBytes(b *column.Batch, s, n int) int64 {
 		rows = b.Slice(0, n)
 	}
 	total := rows.Bytes()
+	keys := make([]*column.Vector, 0, len(g.spec.KeyTypes))
 	for i, k := range g.sideKeys(s) {
-		if v := rows.Cols[k]; v.Type != g.spec.KeyTypes[i] {
-			total += castKey(v, g.spec.KeyTypes[i], n).Bytes()
+		v := rows.Cols[k]
+		if v.Type != g.spec.KeyTypes[i] {
+			v = castKey(v, g.spec.KeyTypes[i], n)
+			total += v.Bytes()
 		}
+		keys = append(keys, v)
+	}
+	if !intKeyed(g.spec.KeyTypes) { // the block's keymap.Strs copies its long keys
+		total += longKeyBytes(keys, n)
 	}
 	return total
 }

@@ -131,7 +131,7 @@ func (a *GroupAggregate) indexKeys() bool {
 		return false
 	}
 	keys := h.keyCols(h.table.Batch(), true)
-	rows, ikeys, ok := h.buildOrder(keys, true, pbits, true)
+	rows, ikeys, _, ok := h.buildOrder(keys, true, pbits, true)
 	if !ok {
 		h.budget.Shrink(need)
 		return false

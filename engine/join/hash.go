@@ -300,7 +300,7 @@ func (h *Hash) index() error {
 		}
 		if m, ok := h.ints.(*keymap.Ints); ok {
 			if bits := h.partitionBits(size, m.Shift()); bits > 0 {
-				if rows, ikeys, ok := h.buildOrder(keys, unique, bits, true); ok {
+				if rows, ikeys, _, ok := h.buildOrder(keys, unique, bits, true); ok {
 					h.ints.PushTo(ikeys, rows, unique, h.next)
 					h.releaseBuildOrder()
 					return nil
@@ -316,21 +316,35 @@ func (h *Hash) index() error {
 		}
 		return nil
 	}
-	size := keymap.StrsBytes(n)
+	// The map copies its long keys (keymap.Strs): their room, bounded by every build key's length, is counted
+	// with its slots.
+	long := longKeyBytes(keys, n)
+	size := keymap.StrsBytes(n) + long
 	if err := h.budget.Grow("the hash table", size); err != nil {
 		return fmt.Errorf("hash join: %w", err)
 	}
 	h.held += size
-	h.strs = newStrTable(n, keys)
+	h.strs = keymap.NewStrs(n)
+	h.strs.Reserve(long)
+	h.indexStrs(keys, unique, first, end, step)
+	return nil
+}
+
+// indexStrs pushes the build rows' keys into h.strs: for one string column of a table larger than the cache,
+// copied together in partition order first (buildOrder) and pushed in that order, so that the map's copies of
+// a partition's long keys lie together and its inserts read the keys one after another; otherwise in row
+// order, encoded a chunk at a time for any other key.
+func (h *Hash) indexStrs(keys []*column.Vector, unique bool, first, end, step int) {
+	n := h.table.N
 	if singleStringKey(keys) {
 		k := keys[0]
-		if bits := h.partitionBits(size, h.strs.Shift()); bits > 0 {
-			if rows, _, ok := h.buildOrder(keys, unique, bits, false); ok {
-				for _, r := range rows {
-					h.next[r] = h.strs.Push(k.Strs[r], r, unique)
+		if bits := h.partitionBits(keymap.StrsBytes(n), h.strs.Shift()); bits > 0 {
+			if rows, _, skeys, ok := h.buildOrder(keys, unique, bits, false); ok {
+				for j, r := range rows {
+					h.next[r] = h.strs.Push(skeys[j], r, unique)
 				}
 				h.releaseBuildOrder()
-				return nil
+				return
 			}
 		}
 		for i := first; i != end; i += step {
@@ -340,7 +354,7 @@ func (h *Hash) index() error {
 			}
 			h.next[i] = h.strs.Push(k.Strs[i], int32(i), unique)
 		}
-		return nil
+		return
 	}
 	// Encoded keys are made a chunk at a time (one allocation a chunk, dropped after), in the order's direction.
 	var buf []byte
@@ -362,7 +376,6 @@ func (h *Hash) index() error {
 		}
 		h.next[i] = h.strs.Push(strs[i-lo], int32(i), unique)
 	}
-	return nil
 }
 
 // intKeys reports whether the key map is an int64 one: one key stored as int64, or several that pack into

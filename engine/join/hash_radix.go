@@ -46,7 +46,9 @@ type radixProbe struct {
 	keyed   int      // how many of order are not the sink's: the rows to look up
 	noSkip  []bool   // all false: sortWindow's selection for a batch with none
 	ikeys   []int64  // their int64 keys, in the same order
-	skeys   []string // or their string keys
+	skeys   []string // or their string keys, copies in arena
+	arena   []byte
+	sizes   []int // per partition, the bytes of its string keys (sortWindow)
 	counts  []int
 	size    int   // the rows the last window was filled to at most
 	pos     int   // the next batch to hand to the join loop
@@ -307,6 +309,15 @@ func (h *Hash) sortWindow(rows int) {
 	shift := 64 - w.bits
 	sink := uint16(1) << w.bits
 	isInt := h.ints != nil
+	// String keys are copied into one block in partition order (placeKey), so that the lookups, which run in
+	// that order, read each key's bytes one after another; sizes is per partition the bytes of its keys, then
+	// where its next key's copy goes.
+	var sizes []int
+	if !isInt {
+		w.sizes = growTo(w.sizes, len(counts))
+		sizes = w.sizes
+		clear(sizes)
+	}
 	filter, fshift, filtered := w.filter, w.fshift, int64(0)
 	for i, b := range w.batches {
 		part := w.part[w.starts[i] : w.starts[i]+b.N]
@@ -382,6 +393,7 @@ func (h *Hash) sortWindow(rows int) {
 				p = hx >> shift
 			} else {
 				p = keymap.StrHome(strs[r]) >> shift
+				sizes[p] += len(strs[r])
 			}
 			part[r] = uint16(p)
 			counts[p]++
@@ -404,6 +416,7 @@ func (h *Hash) sortWindow(rows int) {
 	} else {
 		w.skeys = growTo(w.skeys, sorted)
 		skeys = w.skeys
+		w.arena = growTo(w.arena, startsFromCounts(sizes))
 	}
 	for i, b := range w.batches {
 		base := w.starts[i]
@@ -434,7 +447,7 @@ func (h *Hash) sortWindow(rows int) {
 			if isInt {
 				ikeys[at] = ints[r]
 			} else {
-				skeys[at] = strs[r]
+				skeys[at] = placeKey(w.arena, &sizes[p], strs[r])
 			}
 		}
 	}

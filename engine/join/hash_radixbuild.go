@@ -1,6 +1,8 @@
 package join
 
 import (
+	"unsafe"
+
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/keymap"
 )
@@ -57,19 +59,21 @@ func (h *Hash) partitionBits(tableBytes int64, shift uint) uint {
 // buildOrder lists the build rows with non-null keys in insertion order (forwards for a unique build, else
 // backwards; each row once), grouped by their partition under bits partition bits (the top bits of the key's
 // slot hash, for the one key the table is built on: ints, an int64; else a string) and stable within a
-// partition; with ints, the keys beside them. It sets next[i] = -1, when next is made, for a row with a null
-// key (no chain holds it). It reports false, having changed nothing, when the budget refuses the memory it
-// needs. Its loops are typed and call nothing per row (under js/wasm a call per row costs more than the row's
-// work).
-func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints bool) (rows []int32, ikeys []int64, ok bool) {
+// partition; beside them their keys: with ints the int64s, else the strings, copied into one block in the same
+// order (placeKey), so that the inserts read them one after another instead of wherever the column holds
+// each. It sets next[i] = -1, when next is made, for a row with a null key (no chain holds it). It reports
+// false, having changed nothing, when the budget refuses the memory it needs. Its loops are typed and call
+// nothing per row (under js/wasm a call per row costs more than the row's work).
+func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints bool) (rows []int32, ikeys []int64, skeys []string, ok bool) {
 	n := h.table.N
 	need := int64(n) * radixBuildRowBytes
 	if h.budget.Grow("the partitioned build", need) != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	h.buildHeld = need
 	parts := make([]uint16, n)
 	counts := make([]int, 1<<bits)
+	var sizes []int // per partition, the bytes of its string keys, then where its next key's copy goes
 	shift := 64 - bits
 	k := keys[0]
 	if ints {
@@ -79,10 +83,12 @@ func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints b
 			counts[p]++
 		}
 	} else {
+		sizes = make([]int, 1<<bits)
 		for i, x := range k.Strs[:n] {
 			p := keymap.StrHome(x) >> shift
 			parts[i] = uint16(p)
 			counts[p]++
+			sizes[p] += len(x)
 		}
 	}
 	keyed := n
@@ -90,6 +96,9 @@ func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints b
 		for i := range n {
 			if k.IsNull(i) {
 				counts[parts[i]]--
+				if sizes != nil {
+					sizes[parts[i]] -= len(k.Strs[i])
+				}
 				parts[i] = noPartition
 				if h.next != nil {
 					h.next[i] = -1
@@ -100,8 +109,17 @@ func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints b
 	}
 	startsFromCounts(counts)
 	rows = make([]int32, keyed)
+	var arena []byte
 	if ints {
 		ikeys = make([]int64, keyed)
+	} else {
+		total := startsFromCounts(sizes)
+		if h.budget.Grow("the partitioned build", int64(total)) != nil {
+			h.releaseBuildOrder()
+			return nil, nil, nil, false
+		}
+		h.buildHeld += int64(total)
+		arena, skeys = make([]byte, total), make([]string, keyed)
 	}
 	first, end, step := insertOrder(n, forward)
 	for i := first; i != end; i += step {
@@ -114,9 +132,23 @@ func (h *Hash) buildOrder(keys []*column.Vector, forward bool, bits uint, ints b
 		rows[at] = int32(i)
 		if ints {
 			ikeys[at] = k.Ints[i]
+		} else {
+			skeys[at] = placeKey(arena, &sizes[p], k.Strs[i])
 		}
 	}
-	return rows, ikeys, true
+	return rows, ikeys, skeys, true
+}
+
+// placeKey copies s into arena at *at, moves *at past it, and returns the copy (or "" for an empty s, which
+// has no bytes to point at).
+func placeKey(arena []byte, at *int, s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	o := *at
+	copy(arena[o:], s)
+	*at = o + len(s)
+	return unsafe.String(&arena[o], len(s))
 }
 
 // insertOrder is the order the build rows 0..n-1 are pushed onto their chains, as a loop's first row, end and
@@ -129,13 +161,15 @@ func insertOrder(n int, forward bool) (first, end, step int) {
 	return n - 1, -1, -1
 }
 
-// startsFromCounts turns a counting sort's count per partition into each partition's first place.
-func startsFromCounts(counts []int) {
+// startsFromCounts turns a counting sort's count per partition into each partition's first place, and
+// returns the total.
+func startsFromCounts(counts []int) int {
 	at := 0
 	for p, c := range counts {
 		counts[p] = at
 		at += c
 	}
+	return at
 }
 
 // releaseBuildOrder gives back the memory buildOrder counted.

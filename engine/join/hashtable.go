@@ -24,26 +24,6 @@ const chainMore = keymap.More
 // maxBuildRows bounds the rows a hash table indexes, so a row number never reaches the chainMore bit.
 const maxBuildRows = keymap.MaxValue
 
-// newStrTable makes the key map of n build rows whose keys are rowKeys: one string column's values are read
-// back as they are for a full compare; an encoded key is re-encoded from its build row, in a buffer of the
-// map's own.
-func newStrTable(n int, rowKeys []*column.Vector) *keymap.Strs {
-	m := keymap.NewStrs(n)
-	if singleStringKey(rowKeys) {
-		m.SetStored(rowKeys[0].Strs)
-		return m
-	}
-	var scratch []byte
-	m.SetSame(func(row int32, k string) bool {
-		scratch = scratch[:0]
-		for _, v := range rowKeys {
-			scratch = appendJoinKey(scratch, v, int(row))
-		}
-		return string(scratch) == k
-	})
-	return m
-}
-
 // singleStringKey reports whether keys are one string column, whose values are the keys as they are.
 func singleStringKey(keys []*column.Vector) bool {
 	return len(keys) == 1 && keys[0].Type == column.String

@@ -7,6 +7,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/expr"
+	"github.com/joinlab/joinlab/engine/keymap"
 )
 
 // keyColumns returns the key columns of b, each in the type the keys are compared in.
@@ -113,6 +114,39 @@ func appendJoinKey(dst []byte, v *column.Vector, i int) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
 }
+
+// longKeyBytes is the bytes of the first n rows' keys, as the join encodes them (stringKey), that are longer
+// than keymap.InlineBytes, rows with a null key left out: what a keymap.Strs of those rows copies at most.
+func longKeyBytes(keys []*column.Vector, n int) int64 {
+	var total int64
+	for i := range n {
+		if hasNullKey(keys, i) {
+			continue
+		}
+		w := 0
+		for _, k := range keys {
+			switch k.Type {
+			case column.Long, column.DateTime, column.Timespan, column.Real:
+				w += 8
+			case column.Bool:
+				w++
+			default:
+				l := len(k.Strs[i])
+				if !singleStringKey(keys) {
+					l += uvarintLen(uint64(l))
+				}
+				w += l
+			}
+		}
+		if w > keymap.InlineBytes {
+			total += int64(w)
+		}
+	}
+	return total
+}
+
+// uvarintLen is the bytes binary.AppendUvarint writes for x.
+func uvarintLen(x uint64) int { return len(binary.AppendUvarint(nil, x)) }
 
 // keyLabelBytes bounds a key as the trace lists it for a small run (joinevent.PartitionKeys, WorkerRows): a
 // longer text is cut and ends in "…", so sixty keys stay a few kilobytes whatever the data holds.

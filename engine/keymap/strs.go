@@ -1,28 +1,32 @@
 package keymap
 
+import "unsafe"
+
 // Strs maps string keys to int32 values by open addressing with linear probing from a key's home slot (the
 // top bits of StrHome). It serves one string column as it is, and any other key encoded as a string.
 //
-// A slot holds the key's hash tag, its length and its first InlineBytes bytes, so deciding a slot costs one
-// cache miss and no pointer chase: two keys of at most InlineBytes bytes are equal exactly when tag, length and
-// both words are, and a longer key is compared in full only once all of those matched — in practice only for
-// the key that is really there. A key is never copied into the map: its owner keeps it, and the map reads it
-// back for that compare by value, from the slice SetStored gave (stored[v] is value v's key) or, when the
-// owner keeps no such slice (an encoded key), through the function SetSame gave.
+// A slot holds the key's hash tag, its length and its first 8 bytes; a key of at most InlineBytes bytes also
+// its next 8, and a longer one, instead, where the map's own copy of it starts in its key bytes. Deciding a
+// slot costs one cache miss and no pointer chase: two short keys are equal exactly when tag, length and both
+// words are, and a long key is compared in full only once tag, length and first word matched — in practice
+// only for the key that is really there — against the copy. Copies lie in the order of their pushes, so an
+// owner that pushes a partition's keys together (the hash join's partitioned build) has the compare read
+// memory the partition's lookups already brought into the cache, not the key wherever its column holds it;
+// and the copies are bytes, which the garbage collector never scans.
 //
-// Memory: StrsBytes(n) for a map made for n keys, 32 bytes a slot, two to four slots a key. Cost of a lookup:
-// the hash (a few multiplies per 8 bytes of key) and, for a map larger than the cache, about one miss.
+// Memory: StrsBytes(n) for a map made for n keys, 32 bytes a slot, two to four slots a key, and the bytes of
+// its distinct keys longer than InlineBytes (Reserve). Cost of a lookup: the hash (a few multiplies per 8
+// bytes of key) and, for a map larger than the cache, about one miss.
 type Strs struct {
-	slots  []strSlot
-	mask   uint64
-	shift  uint
-	n      int
-	stored []string
-	same   func(v int32, k string) bool
+	slots []strSlot
+	mask  uint64
+	shift uint
+	n     int
+	keys  []byte // the copies of the long keys, each where its slot's w1 says
 }
 
 type strSlot struct {
-	w0, w1 uint64 // the key's first 16 bytes, little-endian, zero-padded
+	w0, w1 uint64 // the key's first 16 bytes, little-endian, zero-padded; a long key's w1 is its copy's offset
 	tag    uint32 // the hash's low 32 bits (the home slot comes from its high bits)
 	n      uint32 // the key's length in bytes
 	val    int32  // value+1; 0 marks an empty slot
@@ -35,25 +39,21 @@ const strSlotBytes = 32
 // StrsBytes is the memory NewStrs(n) takes.
 func StrsBytes(n int) int64 { return int64(Slots(n)) * strSlotBytes }
 
-// NewStrs makes a map for n keys, at most half full while it holds no more. Before a key longer than
-// InlineBytes goes in, the owner says where the keys are kept (SetStored or SetSame).
-func NewStrs(n int) *Strs { return newStrs(Slots(n)) }
-
-func newStrs(slots int) *Strs {
+// NewStrs makes a map for n keys, at most half full while it holds no more.
+func NewStrs(n int) *Strs {
+	slots := Slots(n)
 	return &Strs{slots: make([]strSlot, slots), mask: uint64(slots - 1), shift: shiftFor(slots)}
 }
 
-// SetStored says that stored[v] is the key of value v (the hash join's build column, indexed by row). The map
-// reads it and never writes it.
-func (m *Strs) SetStored(stored []string) { m.stored = stored }
+// Reserve makes room for copies of long keys of n bytes in all, so that pushing them allocates nothing more:
+// the owner counts the room (KeyBytes) before it pushes, from the keys' lengths.
+func (m *Strs) Reserve(n int64) { m.keys = make([]byte, 0, n) }
 
-// SetSame gives the compare of a key k with value v's key, for an owner that keeps no slice of its keys (the
-// hash join's encoded keys, re-encoded from the build row). It is called only for keys longer than
-// InlineBytes whose slot words all matched.
-func (m *Strs) SetSame(same func(v int32, k string) bool) { m.same = same }
-
-// Bytes is the memory the map holds.
+// Bytes is the memory of the map's slots (StrsBytes); KeyBytes is that of its copies of long keys.
 func (m *Strs) Bytes() int64 { return int64(len(m.slots)) * strSlotBytes }
+
+// KeyBytes is the map's room for copies of long keys.
+func (m *Strs) KeyBytes() int64 { return int64(cap(m.keys)) }
 
 // Len is the number of keys in the map.
 func (m *Strs) Len() int { return m.n }
@@ -87,20 +87,17 @@ func hashStr(k string, shift uint) strKey {
 	return strKey{s: k, w0: w0, w1: w1, tag: uint32(h), home: strHome(h) >> shift}
 }
 
-// matches reports whether slot e, not empty, holds key k; stored and same are the map's. The words decide
-// every key of at most InlineBytes bytes without a call; only a longer key that agrees on them all is read
-// back (sameLong).
-func matches(e *strSlot, k *strKey, stored []string, same func(int32, string) bool) bool {
-	return e.tag == k.tag && e.n == uint32(len(k.s)) && e.w0 == k.w0 && e.w1 == k.w1 &&
-		(len(k.s) <= InlineBytes || sameLong(e.val-1, k.s, stored, same))
-}
-
-// sameLong reports whether value v's key is k, reading the key back from the owner.
-func sameLong(v int32, k string, stored []string, same func(int32, string) bool) bool {
-	if stored != nil {
-		return SameBytes(stored[v], k)
+// matches reports whether slot e, not empty, holds key k; keys is the map's copies of long keys. The words
+// decide every key of at most InlineBytes bytes; a longer one that agrees on tag, length and first word is
+// compared with its copy.
+func matches(e *strSlot, k *strKey, keys []byte) bool {
+	if e.tag != k.tag || e.n != uint32(len(k.s)) || e.w0 != k.w0 {
+		return false
 	}
-	return same(v, k)
+	if len(k.s) <= InlineBytes {
+		return e.w1 == k.w1
+	}
+	return SameBytes(unsafe.String(&keys[e.w1], len(k.s)), k.s)
 }
 
 // Push makes v the value of k and returns k's value before (without More), or -1 when k was absent. When k
@@ -113,9 +110,13 @@ func (m *Strs) Push(k string, v int32, keep bool) int32 {
 		switch {
 		case e.val == 0:
 			*e = strSlot{w0: hk.w0, w1: hk.w1, tag: hk.tag, n: uint32(len(k)), val: v + 1}
+			if len(k) > InlineBytes {
+				e.w1 = uint64(len(m.keys))
+				m.keys = append(m.keys, k...)
+			}
 			m.n++
 			return -1
-		case matches(e, &hk, m.stored, m.same):
+		case matches(e, &hk, m.keys):
 			if keep {
 				return Kept
 			}
@@ -135,38 +136,37 @@ func (m *Strs) Lookup(k string) int32 {
 }
 
 // Find returns k's value, with More when set, or -1.
-func (m *Strs) Find(k string) int32 { return findStr(m.slots, m.mask, m.shift, m.stored, m.same, k) }
+func (m *Strs) Find(k string) int32 { return findStr(m.slots, m.mask, m.shift, m.keys, k) }
 
 // FindEach sets vals[i] to Find(keys[i]) for every i.
 func (m *Strs) FindEach(keys []string, vals []int32) {
-	slots, mask, shift, stored, same := m.slots, m.mask, m.shift, m.stored, m.same
+	slots, mask, shift, long := m.slots, m.mask, m.shift, m.keys
 	vals = vals[:len(keys)]
 	for i, k := range keys {
-		vals[i] = findStr(slots, mask, shift, stored, same, k)
+		vals[i] = findStr(slots, mask, shift, long, k)
 	}
 }
 
 // FindTo sets vals[at[j]] to Find(keys[j]) for every j (see Ints.FindTo).
 func (m *Strs) FindTo(keys []string, at, vals []int32) {
-	slots, mask, shift, stored, same := m.slots, m.mask, m.shift, m.stored, m.same
+	slots, mask, shift, long := m.slots, m.mask, m.shift, m.keys
 	at = at[:len(keys)]
 	for j, k := range keys {
-		vals[at[j]] = findStr(slots, mask, shift, stored, same, k)
+		vals[at[j]] = findStr(slots, mask, shift, long, k)
 	}
 }
 
 // findStr is Find over a map's fields passed as values, like findInt. Unlike findInt it is too large to inline
 // (the hash is most of it), so a batch still makes a call per key; what it saves is reading the map's fields
 // through a pointer for every key.
-func findStr(slots []strSlot, mask uint64, shift uint, stored []string, same func(int32, string) bool,
-	k string) int32 {
+func findStr(slots []strSlot, mask uint64, shift uint, long []byte, k string) int32 {
 	hk := hashStr(k, shift)
 	for s := hk.home; ; s = (s + 1) & mask {
 		e := &slots[s]
 		switch {
 		case e.val == 0:
 			return -1
-		case matches(e, &hk, stored, same):
+		case matches(e, &hk, long):
 			return (e.val - 1) | e.more
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // edgeKeys differ only where a slot cannot see it: past the 16 inline bytes, in trailing zero bytes (the
@@ -19,46 +20,55 @@ func edgeKeys() []string {
 	return keys
 }
 
-// TestStrsFindsWhatWasPushed fills two maps with the edge keys, one reading long keys back from a slice
-// (SetStored), one through a compare (SetSame), and finds every key with the value of its last push, More on
-// the keys pushed twice, by Find, Lookup, FindEach and FindTo; keys never pushed find -1.
+// TestStrsFindsWhatWasPushed fills a map with the edge keys, pushed from a buffer that is overwritten after
+// each push (the map keeps its own copy of a long key), and finds every key with the value of its last push,
+// More on the keys pushed twice, by Find, Lookup, FindEach and FindTo; keys never pushed find -1. The room
+// reserved for the copies is exactly what they take.
 func TestStrsFindsWhatWasPushed(t *testing.T) {
 	keys := edgeKeys()
-	for _, via := range []string{"stored", "same"} {
-		m := NewStrs(len(keys))
-		compares := 0
-		if via == "stored" {
-			m.SetStored(keys)
-		} else {
-			m.SetSame(func(v int32, k string) bool { compares++; return keys[v] == k })
+	m := NewStrs(len(keys))
+	long := 0
+	for _, k := range keys {
+		if len(k) > InlineBytes {
+			long += len(k)
 		}
-		for i := len(keys) - 1; i >= 0; i-- {
-			if old := m.Push(keys[i], int32(i), false); old != -1 {
-				t.Fatalf("%s: first Push(%q) = %d, want -1", via, keys[i], old)
-			}
+	}
+	m.Reserve(int64(long))
+	var buf []byte
+	push := func(k string, v int32) int32 {
+		buf = append(buf[:0], k...)
+		old := m.Push(unsafe.String(unsafe.SliceData(buf), len(buf)), v, false)
+		for i := range buf {
+			buf[i] = '#'
 		}
-		// A second push of a key with the value of an equal key's row: the stored keys stay right.
-		for i := 0; i < len(keys); i += 3 {
-			if old := m.Push(keys[i], int32(i), false); old != int32(i) {
-				t.Fatalf("%s: second Push(%q) = %d, want %d", via, keys[i], old, i)
-			}
+		return old
+	}
+	for i := len(keys) - 1; i >= 0; i-- {
+		if old := push(keys[i], int32(i)); old != -1 {
+			t.Fatalf("first Push(%q) = %d, want -1", keys[i], old)
 		}
-		want := func(i int) int32 {
-			if i%3 == 0 {
-				return int32(i) | More
-			}
-			return int32(i)
+	}
+	// A second push of a key with the value of an equal key's row: nothing more is copied.
+	for i := 0; i < len(keys); i += 3 {
+		if old := push(keys[i], int32(i)); old != int32(i) {
+			t.Fatalf("second Push(%q) = %d, want %d", keys[i], old, i)
 		}
-		checkLookups(t, via, m, keys, want)
-		for _, k := range []string{"b", strings.Repeat("p", 16) + "z", "\x00\x00\x00", strings.Repeat("q", 41),
-			"shared-prefix-16x", "shared-prefix-16-and-more-" + strings.Repeat("9", 32), "12345678\x00\x00"} {
-			if got := m.Find(k); got != -1 {
-				t.Fatalf("%s: Find(%q) = %d, want -1", via, k, got)
-			}
+	}
+	want := func(i int) int32 {
+		if i%3 == 0 {
+			return int32(i) | More
 		}
-		if via == "same" && compares == 0 {
-			t.Fatal("no long key was compared through SetSame")
+		return int32(i)
+	}
+	checkLookups(t, "copied", m, keys, want)
+	for _, k := range []string{"b", strings.Repeat("p", 16) + "z", "\x00\x00\x00", strings.Repeat("q", 41),
+		"shared-prefix-16x", "shared-prefix-16-and-more-" + strings.Repeat("9", 32), "12345678\x00\x00"} {
+		if got := m.Find(k); got != -1 {
+			t.Fatalf("Find(%q) = %d, want -1", k, got)
 		}
+	}
+	if len(m.keys) != long || m.KeyBytes() != int64(long) {
+		t.Fatalf("%d bytes of long keys copied into a room of %d, for %d", len(m.keys), m.KeyBytes(), long)
 	}
 }
 
@@ -67,7 +77,6 @@ func TestStrsFindsWhatWasPushed(t *testing.T) {
 func TestStrsPushKeep(t *testing.T) {
 	keys := edgeKeys()
 	m := NewStrs(len(keys))
-	m.SetStored(keys)
 	for i, k := range keys {
 		if old := m.Push(k, int32(i), true); old != -1 {
 			t.Fatalf("Push(%q, keep) of a new key = %d", k, old)
@@ -117,23 +126,15 @@ func TestStrsLongKeysSameSlotWords(t *testing.T) {
 	if uint32(ha) != uint32(hb) || strHome(ha)>>60 != strHome(hb)>>60 {
 		t.Fatalf("the keys no longer share tag and home: %#x, %#x", ha, hb)
 	}
-	for _, via := range []string{"stored", "same"} {
-		keys := []string{a, b}
-		m := NewStrs(1)
-		if via == "stored" {
-			m.SetStored(keys)
-		} else {
-			m.SetSame(func(v int32, k string) bool { return keys[v] == k })
-		}
-		m.Push(a, 0, false)
-		if got := m.Find(b); got != -1 {
-			t.Fatalf("%s: Find(b) = %d before b was pushed, want -1", via, got)
-		}
-		if old := m.Push(b, 1, false); old != -1 {
-			t.Fatalf("%s: Push(b) = %d, as if b were a", via, old)
-		}
-		if m.Find(a) != 0 || m.Find(b) != 1 {
-			t.Fatalf("%s: Find(a) = %d, Find(b) = %d, want 0 and 1", via, m.Find(a), m.Find(b))
-		}
+	m := NewStrs(1)
+	m.Push(a, 0, false)
+	if got := m.Find(b); got != -1 {
+		t.Fatalf("Find(b) = %d before b was pushed, want -1", got)
+	}
+	if old := m.Push(b, 1, false); old != -1 {
+		t.Fatalf("Push(b) = %d, as if b were a", old)
+	}
+	if m.Find(a) != 0 || m.Find(b) != 1 {
+		t.Fatalf("Find(a) = %d, Find(b) = %d, want 0 and 1", m.Find(a), m.Find(b))
 	}
 }
