@@ -107,13 +107,12 @@ func (h *Hash) startRadix() {
 		return
 	}
 	h.radix = &radixProbe{bits: bits, counts: make([]int, 1<<bits+1)} // the last: sortWindow's sink
-	if h.ints != nil {
-		h.keyFilter()
-	}
+	h.keyFilter()
 }
 
 // keyFilter sets the partitioned probe's filter of the build keys: filterBitsPerRow bits a build row, one set
-// per key. A probe row whose bit is clear has a key no build row has, so it is no match without a lookup:
+// per key, at the top bits of its slot hash (keymap.IntHash; keymap.StrHome for a string or encoded key, which
+// the build pays once more here and the probe already computes for its partition). A probe row whose bit is clear has a key no build row has, so it is no match without a lookup:
 // sortWindow leaves it out of the partitions, and only the rows that may match are sorted and looked up. The
 // filter is read at random, but at a byte a build row it stays in the cache where the table does not; for a
 // probe side whose keys mostly miss (an anti join, a join of sparse keys) it saves most lookups, and for one
@@ -126,13 +125,38 @@ func (h *Hash) keyFilter() {
 	}
 	h.held += 1 << fbits / 8
 	w.filter, w.fshift = make([]uint64, 1<<fbits/64), 64-fbits
-	k := h.keyCols(h.table.Batch(), true)[0]
-	for r, x := range k.Ints[:h.table.N] {
-		if h.next[r] == notIndexed || k.IsNull(r) {
-			continue
-		}
-		f := keymap.IntHash(x) >> w.fshift
+	set := func(hx uint64) {
+		f := hx >> w.fshift
 		w.filter[f/64] |= 1 << (f % 64)
+	}
+	n := h.table.N
+	keys := h.keyCols(h.table.Batch(), true)
+	indexed := func(r int) bool { return h.next[r] != notIndexed && !hasNullKey(keys, r) }
+	switch {
+	case h.ints != nil:
+		for r, x := range keys[0].Ints[:n] {
+			if indexed(r) {
+				set(keymap.IntHash(x))
+			}
+		}
+	case singleStringKey(keys):
+		for r, x := range keys[0].Strs[:n] {
+			if indexed(r) {
+				set(keymap.StrHome(x))
+			}
+		}
+	default: // encoded keys, a chunk at a time
+		var buf []byte
+		var strs []string
+		for lo := 0; lo < n; lo += encodeChunkRows {
+			hi := min(n, lo+encodeChunkRows)
+			strs, buf = encodedKeys(keys, lo, hi, buf, strs)
+			for r := lo; r < hi; r++ {
+				if indexed(r) {
+					set(keymap.StrHome(strs[r-lo]))
+				}
+			}
+		}
 	}
 }
 
@@ -392,7 +416,13 @@ func (h *Hash) sortWindow(rows int) {
 				}
 				p = hx >> shift
 			} else {
-				p = keymap.StrHome(strs[r]) >> shift
+				hx := keymap.StrHome(strs[r])
+				if f := hx >> fshift; filter != nil && filter[f/64]&(1<<(f%64)) == 0 {
+					part[r] = noPartition
+					filtered++
+					continue
+				}
+				p = hx >> shift
 				sizes[p] += len(strs[r])
 			}
 			part[r] = uint16(p)
