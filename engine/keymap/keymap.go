@@ -5,10 +5,10 @@
 //
 //	Ints    an int64 key; a slot is the key and its value, 16 bytes
 //	Strs    a string key (one string column, or any key encoded as a string); a slot is the key's hash tag,
-//	        length and first InlineBytes bytes and its value, 32 bytes; the key itself stays where its owner
-//	        keeps it and is read only to tell apart two long keys that agree on all of that
+//	        length and first 8 bytes (16 when they are all), its value, 32 bytes; a longer key is copied,
+//	        beside the keys pushed before it, and read only to tell apart two that agree on all of that
 //	Hashes  a key the owner hashes and compares itself (several typed columns); a slot is the hash and the
-//	        value, 12 bytes, and the owner confirms each candidate against the key it keeps
+//	        value, 16 bytes, and the owner confirms each candidate against the key it keeps
 //	Pairs   a key of two int64s (two long columns); a slot is both and the value, 24 bytes
 //
 // All probe linearly from a key's home slot, which is the top bits of its hash, so the keys whose hashes
