@@ -155,7 +155,7 @@ func TestGroupTableDensePairs(t *testing.T) {
 			xs[i], ys[i] = int64(rng.Intn(40))-20, int64(rng.Intn(i/100+1))
 			switch {
 			case shape == "product" && i > rows/2:
-				xs[i] = int64(rng.Intn(3000))
+				xs[i] = int64(rng.Intn(denseGroupSpan / 64))
 			case shape == "far" && i > rows/2 && rng.Intn(4) == 0:
 				ys[i] = 1 << 40
 			case shape == "nulls" && i > rows/2 && rng.Intn(10) == 0:
@@ -233,4 +233,31 @@ func assignInBatches(t *testing.T, label string, types []column.Type, names []st
 		tables = append(tables, g)
 	}
 	return tables
+}
+
+// TestGroupTableDenseRising: keys that rise batch by batch (a time bin over a sorted log) stay dense, and the
+// ranges grow by their own size, so the ids are laid out a logarithmic number of times, not once a batch;
+// keys falling batch by batch likewise.
+func TestGroupTableDenseRising(t *testing.T) {
+	for _, step := range []int64{1, -1} {
+		const rows = 200_000
+		names := make([]string, rows)
+		for i := range rows {
+			names[i] = fmt.Sprint(step * int64(i/2))
+		}
+		for _, g := range assignInBatches(t, fmt.Sprint("step ", step), []column.Type{column.Long}, names, func(lo, hi int) []*column.Vector {
+			x := column.NewVector(column.Long, hi-lo)
+			for i := lo; i < hi; i++ {
+				x.AppendInt(step * int64(i/2))
+			}
+			return []*column.Vector{x}
+		}) {
+			if g.dense == nil {
+				t.Fatalf("step %d: the rising keys left the dense ranges", step)
+			}
+			if g.dense.laid > 40 {
+				t.Fatalf("step %d: ids laid out %d times for %d keys", step, g.dense.laid, rows/2)
+			}
+		}
+	}
 }
