@@ -173,7 +173,9 @@ func (h *Hash) nextRadix(ctx context.Context) (bool, error) {
 	w.pos++
 	h.pb, h.pkeys = w.batches[i], w.keys[i]
 	h.heads = w.heads[w.starts[i] : w.starts[i]+w.batches[i].N]
-	h.touchChains()
+	if !h.ps.semi && !h.ps.anti { // those output probe rows by whether a head was found, walking no chain
+		h.touchChains()
+	}
 	return true, nil
 }
 
