@@ -64,11 +64,13 @@ type Hash struct {
 	intsWhy string
 	// pack packs a key of several int columns into one int64 that ints maps (keypack.go); packed says intKeys
 	// decided it (pack stays nil when the key does not pack).
+	pack   *keyPack
+	packed bool
+	strs   *keymap.Strs
+	// touched lists a probe batch's chained rows for touchChains, and touchSum adds up what its loads read,
+	// so that the compiler keeps them.
 	touched  []int32
 	touchSum int32
-	pack     *keyPack
-	packed   bool
-	strs     *keymap.Strs
 	// matched marks build rows that found a probe row, for the end phase; nil when the kind needs no end phase.
 	matched []bool
 	held    int64

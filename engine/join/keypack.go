@@ -26,7 +26,7 @@ type keyPack struct {
 }
 
 // packKeys returns the packing of keys, the build side's n rows' key columns as keyColumns gives them, or nil
-// when there is a single column, a column not stored as int64, no build row whose columns are all non-null, or
+// when there is a single column, a column not stored as int64 or without a non-null build value, or
 // ranges too wide to pack.
 func packKeys(keys []*column.Vector, n int) *keyPack {
 	if len(keys) < 2 {
