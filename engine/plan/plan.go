@@ -44,7 +44,8 @@ func Build(ctx context.Context, q *kql.Query, sources map[string]source.Source, 
 	}
 	var logical strings.Builder
 	explain(&logical, root, 1, logicalLine)
-	root = pushFiltersIntoJoins(root) // a where's one-side conjuncts go below the join (filterjoin.go)
+	root = pushWheresBelowProjects(root) // a where sinks below projects it reads through (whereproject.go)
+	root = pushFiltersIntoJoins(root)    // a where's one-side conjuncts go below the join (filterjoin.go)
 	root = pushdown(root)
 	root = pagedRewrite(root)        // paged joins take the sort and take above them (paged_rewrite.go)
 	root = pushSideExpressions(root) // aggregates' one-side expressions computed below the join (sideexpr.go)
