@@ -56,17 +56,9 @@ func TestFiltersIntoJoinsKeepTheAnswer(t *testing.T) {
 			for _, strategy := range []string{"", "hint.strategy=hash ", "hint.strategy=nestedloop ", "hint.strategy=grace "} {
 				for _, cond := range conds {
 					q := fmt.Sprintf("@L | join kind=%s %s(@R) on k | where %s", kind, strategy, cond)
-					run := func(on bool) ([]string, string, error) {
-						filterIntoJoins = on
-						p, err := buildPlanErr(q, srcs)
-						if err != nil {
-							return nil, "", err
-						}
-						tab, _ := runRows(t, p)
-						return tableRowsSorted(tab), p.Explain(), nil
-					}
-					want, _, werr := run(false)
-					got, ex, gerr := run(true)
+					want, got, ex, werr, gerr := rewriteAnswers(t, q, srcs, &filterIntoJoins)
+					slices.Sort(want)
+					slices.Sort(got)
 					if (werr != nil) != (gerr != nil) {
 						t.Fatalf("%s: error %v with the filter above, %v below", q, werr, gerr)
 					}
@@ -121,6 +113,24 @@ func TestFilterIntoJoinPlaces(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rewriteAnswers runs q against srcs twice, with the rewrite knob turns on turned off and then on, and returns
+// each run's rows in output order, the second run's explain, and each run's error (a query that does not bind).
+func rewriteAnswers(t *testing.T, q string, srcs map[string]source.Source, knob *bool) (off, on []string, ex string, offErr, onErr error) {
+	t.Helper()
+	run := func(v bool) ([]string, string, error) {
+		*knob = v
+		p, err := buildPlanErr(q, srcs)
+		if err != nil {
+			return nil, "", err
+		}
+		tab, _ := runRows(t, p)
+		return tableRowsInOrder(tab), p.Explain(), nil
+	}
+	off, _, offErr = run(false)
+	on, ex, onErr = run(true)
+	return off, on, ex, offErr, onErr
 }
 
 // buildPlanErr is buildPlan returning the error, for queries that may not bind.

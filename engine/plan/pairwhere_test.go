@@ -63,17 +63,7 @@ func TestWheresIntoJoinsKeepTheAnswer(t *testing.T) {
 				for ci, cond := range conds {
 					tail := tails[(ci+int(kind))%len(tails)]
 					q := fmt.Sprintf("@L | join kind=%s %s(@R) on k | where %s%s", kind, strategy, cond, tail)
-					run := func(on bool) ([]string, string, error) {
-						wheresIntoJoins = on
-						p, err := buildPlanErr(q, srcs)
-						if err != nil {
-							return nil, "", err
-						}
-						tab, _ := runRows(t, p)
-						return tableRowsInOrder(tab), p.Explain(), nil
-					}
-					want, _, werr := run(false)
-					got, ex, gerr := run(true)
+					want, got, ex, werr, gerr := rewriteAnswers(t, q, srcs, &wheresIntoJoins)
 					if (werr != nil) != (gerr != nil) {
 						t.Fatalf("%s: error %v with the filter above, %v on the pairs", q, werr, gerr)
 					}

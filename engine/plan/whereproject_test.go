@@ -33,17 +33,9 @@ func TestWheresBelowProjectsKeepTheAnswer(t *testing.T) {
 		for _, kind := range join.Kinds {
 			for _, c := range cases {
 				q := fmt.Sprintf("@L | join kind=%s (@R) on k | %s", kind, c.tail)
-				run := func(on bool) ([]string, string, error) {
-					wheresBelowProjects = on
-					p, err := buildPlanErr(q, srcs)
-					if err != nil {
-						return nil, "", err
-					}
-					tab, _ := runRows(t, p)
-					return tableRowsSorted(tab), p.Explain(), nil
-				}
-				want, _, werr := run(false)
-				got, ex, gerr := run(true)
+				want, got, ex, werr, gerr := rewriteAnswers(t, q, srcs, &wheresBelowProjects)
+				slices.Sort(want)
+				slices.Sort(got)
 				if (werr != nil) != (gerr != nil) {
 					t.Fatalf("%s: error %v with the where above, %v below", q, werr, gerr)
 				}
