@@ -319,7 +319,7 @@ func (h *Hash) index() error {
 		return nil
 	}
 	// The map copies its long keys (keymap.Strs): their room, bounded by every build key's length, is counted
-	// with its slots.
+	// with its slots, and what repeated keys left of it is given back.
 	long := longKeyBytes(keys, n)
 	size := keymap.StrsBytes(n) + long
 	if err := h.budget.Grow("the hash table", size); err != nil {
@@ -329,6 +329,9 @@ func (h *Hash) index() error {
 	h.strs = keymap.NewStrs(n)
 	h.strs.Reserve(long)
 	h.indexStrs(keys, unique, first, end, step)
+	unused := long - h.strs.KeyBytes()
+	h.budget.Shrink(unused)
+	h.held -= unused
 	return nil
 }
 

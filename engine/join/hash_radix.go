@@ -112,8 +112,9 @@ func (h *Hash) startRadix() {
 
 // keyFilter sets the partitioned probe's filter of the build keys: filterBitsPerRow bits a build row, one set
 // per key, at the top bits of its slot hash (keymap.IntHash; keymap.StrHome for a string or encoded key, which
-// the build pays once more here and the probe already computes for its partition). A probe row whose bit is clear has a key no build row has, so it is no match without a lookup:
-// sortWindow leaves it out of the partitions, and only the rows that may match are sorted and looked up. The
+// the build pays once more here and the probe already computes for its partition). A probe row whose bit is
+// clear has a key no build row has, so it is no match without a lookup: sortWindow leaves it out of the
+// partitions, and only the rows that may match are sorted and looked up. The
 // filter is read at random, but at a byte a build row it stays in the cache where the table does not; for a
 // probe side whose keys mostly miss (an anti join, a join of sparse keys) it saves most lookups, and for one
 // whose keys all match it costs a bit test a row. Its memory is grown on the budget; refused, there is none.
@@ -260,6 +261,9 @@ func (h *Hash) fillWindow(ctx context.Context) error {
 		need := b.Bytes() + int64(b.N)*radixRowBytes
 		if h.pack != nil {
 			need += keys[0].Bytes() // the packed key column, made for the window
+		}
+		for _, s := range strs { // string keys: sortWindow copies their bytes in partition order
+			need += int64(len(s))
 		}
 		if err := h.budget.Grow("the partitioned probe", need); err != nil {
 			w.overBudget = true

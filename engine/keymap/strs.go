@@ -46,14 +46,16 @@ func NewStrs(n int) *Strs {
 }
 
 // Reserve makes room for copies of long keys of n bytes in all, so that pushing them allocates nothing more:
-// the owner counts the room (KeyBytes) before it pushes, from the keys' lengths.
+// the owner counts the room before it pushes, from the keys' lengths, and once it has pushed can give back
+// what repeated keys left unused (KeyBytes is what the copies take).
 func (m *Strs) Reserve(n int64) { m.keys = make([]byte, 0, n) }
 
 // Bytes is the memory of the map's slots (StrsBytes); KeyBytes is that of its copies of long keys.
 func (m *Strs) Bytes() int64 { return int64(len(m.slots)) * strSlotBytes }
 
-// KeyBytes is the map's room for copies of long keys.
-func (m *Strs) KeyBytes() int64 { return int64(cap(m.keys)) }
+// KeyBytes is the memory the map's copies of long keys take: the part of the room they filled, the rest never
+// written (a large room comes from the operating system zeroed, and its untouched pages are not resident).
+func (m *Strs) KeyBytes() int64 { return int64(len(m.keys)) }
 
 // Len is the number of keys in the map.
 func (m *Strs) Len() int { return m.n }

@@ -67,8 +67,8 @@ func TestStrsFindsWhatWasPushed(t *testing.T) {
 			t.Fatalf("Find(%q) = %d, want -1", k, got)
 		}
 	}
-	if len(m.keys) != long || m.KeyBytes() != int64(long) {
-		t.Fatalf("%d bytes of long keys copied into a room of %d, for %d", len(m.keys), m.KeyBytes(), long)
+	if cap(m.keys) != long || m.KeyBytes() != int64(long) {
+		t.Fatalf("%d bytes of long keys copied into a room of %d, for %d", m.KeyBytes(), cap(m.keys), long)
 	}
 }
 
