@@ -34,6 +34,9 @@ func arithKernel(op string, l, r Expr, t column.Type) Expr {
 			return out
 		}, l, r)
 	}
+	if v, ok := constDivisor(r); ok && (op == "/" || op == "%") && isInts(lt) {
+		return divideKernel(op, l, v, t)
+	}
 	return newKernel(t, func(n int, in []*column.Vector) *column.Vector {
 		out := newOut(t, n)
 		byZero := intLoop(op, in[0].Ints[:n], in[1].Ints[:n], out.Ints)

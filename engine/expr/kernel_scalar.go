@@ -71,12 +71,21 @@ func callKernel(name string, args []Expr, t column.Type) Expr {
 }
 
 // binKernel rounds down to a multiple of the size, as binValue does: over reals when either side is real,
-// else over int64 with floor division; a size of zero or less gives null.
+// else over int64 with floor division (by a reciprocal when the size is a constant: kernel_divide.go); a size
+// of zero or less gives null.
 func binKernel(x, size Expr, t column.Type) Expr {
 	if t == column.Dynamic {
 		return nil
 	}
 	real := x.Type() == column.Real || size.Type() == column.Real
+	if v, ok := constDivisor(size); ok && v.d > 0 && !real {
+		return newKernel(t, func(n int, in []*column.Vector) *column.Vector {
+			out := newOut(t, n)
+			v.floorLoop(in[0].Ints[:n], out.Ints)
+			setNulls(out, nullWords(in[0], n))
+			return out
+		}, x)
+	}
 	return newKernel(t, func(n int, in []*column.Vector) *column.Vector {
 		out := newOut(t, n)
 		var bad column.Bitmap

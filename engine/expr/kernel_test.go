@@ -107,7 +107,7 @@ func (g gen) expr(t column.Type, depth int) string {
 		case 3:
 			return fmt.Sprintf("%s(%s)", g.one("tolong", "toint"), g.expr(g.anyType(), d))
 		case 4:
-			return fmt.Sprintf("bin(%s, %s)", g.expr(t, d), g.one("3", "0", "-2", "l2"))
+			return fmt.Sprintf("bin(%s, %s)", g.expr(t, d), g.one("3", "0", "-2", "l2", "1", "1000", "1024"))
 		case 5:
 			return fmt.Sprintf("%s(%s)", g.one("abs", "-", "round"), g.expr(t, d))
 		case 6:
@@ -118,8 +118,9 @@ func (g gen) expr(t column.Type, depth int) string {
 			return fmt.Sprintf("tolong(%s)", g.expr(column.Timespan, d))
 		case 9:
 			return fmt.Sprintf("case(%s, %s, %s, %s, %s)", g.expr(column.Bool, d), g.expr(t, d), g.expr(column.Bool, d), g.expr(t, d), g.expr(t, d))
-		default:
-			return fmt.Sprintf("(%s * 2)", g.expr(t, d))
+		default: // a constant operand: a product, or a quotient or remainder by a reciprocal (kernel_divide.go)
+			return fmt.Sprintf("(%s %s %s)", g.expr(t, d), g.one("*", "/", "%"),
+				g.one("2", "3", "-7", "1000", "1024", "1", "-1", "9223372036854775807", "4611686018427387905"))
 		}
 	case column.Real:
 		switch g.rng.Intn(9) {
