@@ -11,8 +11,10 @@ import (
 // groupTable numbers a summarize's groups 0, 1, 2… in order of first appearance and keeps each group's key
 // values, in a key map (engine/keymap) from key to group. One key of long, datetime or timespan is looked up as
 // the int64 itself (keymap.Ints), two such keys as the pair of int64s (keymap.Pairs, a row with a null in
-// either taking the way of other keys); any other key by the hash of its values, each candidate the map offers
-// confirmed by a typed compare with the group's key (keymap.Hashes, summarize_keygroups.go). Every group's key
+// either taking the way of other keys); one string key by its hash and the copy of its header the map keeps in
+// the slot (keymap.StringHashes; its null is a group outside the map); any other key by the hash of its values,
+// each candidate the map offers confirmed by a typed compare with the group's key (keymap.Hashes,
+// summarize_keygroups.go). Every group's key
 // and state is grown on the budget before the group exists, and so is each doubling of the map.
 type groupTable struct {
 	budget   *memory.Budget
@@ -42,6 +44,8 @@ func newGroupTable(holder string, types []column.Type, stateBytes int64, budget 
 		t.ints, t.dense = &keymap.Ints{}, &denseGroups{keys: 1}
 	case len(types) == 2 && isIntKey(types[0]) && isIntKey(types[1]):
 		t.pairs, t.keys, t.dense = &keymap.Pairs{}, &keymap.Hashes{}, &denseGroups{keys: 2}
+	case len(types) == 1 && types[0] == column.String:
+		t.keys = keymap.StringHashes()
 	default:
 		t.keys = &keymap.Hashes{}
 	}
@@ -111,10 +115,49 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 		return t.assignPairs(kv, n, gids)
 	}
 	t.hashes = hashKeys(kv, n, t.hashes)
+	if len(kv) == 1 && kv[0].Type == column.String {
+		return t.assignStrings(kv, n, gids)
+	}
 	for r, h := range t.hashes {
 		id, err := t.assignHashed(kv, r, h)
 		if err != nil {
 			return gids, r, err
+		}
+		gids[r] = id
+	}
+	return gids, n, nil
+}
+
+// assignStrings is assign for one string key, hashed into t.hashes: the map keeps each group's key in its slot
+// (keymap.StringHashes), so a row is confirmed against the slot's copy of the key's header. The null key, which
+// no string equals, is the group nullID, outside the map.
+func (t *groupTable) assignStrings(kv []*column.Vector, n int, gids []int32) (_ []int32, m int, err error) {
+	k := kv[0]
+	for r, h := range t.hashes[:n] {
+		if k.Nulls != nil && k.Nulls.Get(r) {
+			if t.nullID < 0 {
+				if err := t.grow(0); err != nil {
+					return gids, r, err
+				}
+				t.nullID = t.create(kv, r)
+			}
+			gids[r] = t.nullID
+			continue
+		}
+		x := k.Strs[r]
+		slot, id := t.keys.FindString(h, x)
+		if id < 0 {
+			if t.keys.Full() {
+				if err := t.resizeKeys(); err != nil {
+					return gids, r, err
+				}
+				slot, _ = t.keys.FindString(h, x)
+			}
+			if err := t.grow(int64(len(x))); err != nil {
+				return gids, r, err
+			}
+			id = t.create(kv, r)
+			t.keys.PutString(slot, h, t.keyCols[0].Strs[id], id)
 		}
 		gids[r] = id
 	}

@@ -51,7 +51,11 @@ func aggTable(seed int64, n, groups int) *column.Table {
 		default:
 			cols[3].AppendReal(rng.Float64()*10 - 3)
 		}
-		cols[4].AppendString(fmt.Sprintf("s%d", rng.Intn(300)))
+		s := fmt.Sprintf("s%d", rng.Intn(300))
+		if s == "s0" {
+			s = "" // the empty string, which the null key (rows above) must not join
+		}
+		cols[4].AppendString(s)
 	}
 	t.Append(column.NewBatch(cols, n))
 	return t
@@ -135,7 +139,15 @@ func TestSummarizeSpills(t *testing.T) {
 // columns, for every batch size.
 func TestSummarizeKeyCollisions(t *testing.T) {
 	defer func(m uint64) { keyHashMask = m }(keyHashMask)
-	keyHashMask = 0xC000000000000000 // four hashes, one of them shared by most keys
+	// Four hashes, one of them shared by most keys; then one hash for every key, the null key's included.
+	for _, mask := range []uint64{0xC000000000000000, 0} {
+		keyHashMask = mask
+		summarizeCollisions(t)
+	}
+}
+
+// summarizeCollisions is TestSummarizeKeyCollisions under one keyHashMask.
+func summarizeCollisions(t *testing.T) {
 	tab := aggTable(11, 700, 40)
 	aggs := []Agg{{Func: "count", Type: column.Long}, {Func: "sum", Arg: ref(2, column.Long), Type: column.Long},
 		{Func: "dcount", Arg: ref(3, column.Real), Type: column.Long}, {Func: "dcount", Arg: ref(4, column.String), Type: column.Long}}
