@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/keymap"
 )
 
 // stringKernel is a string predicate (=~, !~, has, contains, startswith, endswith and their negations) over two
@@ -71,14 +72,14 @@ func stringKernel(op string, l, r Expr) Expr {
 // lowering the whole value into a buffer first. It is the same test: a window of ASCII bytes starts or ends at
 // a rune boundary, so lowering the value lowers that window alone to itself byte for byte; and lowering turns
 // a non-ASCII rune into one of no fewer bytes when the result is ASCII, so a value shorter than the needle
-// cannot match. A row whose window holds a non-ASCII byte takes the lowering way. nil for any other test or
-// needle.
+// cannot match. A row whose window holds a non-ASCII byte where the compare reaches it takes the lowering way
+// (see affixEqual). nil for any other test or needle.
 func affixKernel(op string, l, r Expr, needle []byte, neg bool) Expr {
 	prefix := strings.TrimPrefix(op, "!") == "startswith"
 	if !prefix && strings.TrimPrefix(op, "!") != "endswith" || !isASCII(needle) {
 		return nil
 	}
-	m := len(needle)
+	m, lower := len(needle), string(needle)
 	return newKernel(column.Bool, func(n int, in []*column.Vector) *column.Vector {
 		out := newOut(column.Bool, n)
 		var sb []byte
@@ -87,11 +88,12 @@ func affixKernel(op string, l, r Expr, needle []byte, neg bool) Expr {
 				out.Bools[i] = neg
 				continue
 			}
-			w := s[len(s)-m:]
+			var ok, ascii bool
 			if prefix {
-				w = s[:m]
+				ok, ascii = prefixEqual(s[:m], lower)
+			} else {
+				ok, ascii = suffixEqual(s[len(s)-m:], lower)
 			}
-			ok, ascii := foldedEqual(w, needle)
 			if !ascii {
 				sb = lowerInto(sb[:0], s)
 				if prefix {
@@ -106,9 +108,43 @@ func affixKernel(op string, l, r Expr, needle []byte, neg bool) Expr {
 	}, l, r)
 }
 
-// foldedEqual reports whether w, its ASCII capitals lowered, equals lower (lower case, as long as w); ascii is
-// false, and equal meaningless, when w holds a non-ASCII byte.
-func foldedEqual(w string, lower []byte) (equal, ascii bool) {
+// prefixEqual and suffixEqual tell whether window w, its ASCII capitals lowered, equals lower (lower-case
+// ASCII, as long as w), eight bytes at a time (lowerWord), from the front for a prefix and from the back for a
+// suffix, stopping at the first word that differs. ascii is false, and equal meaningless, when they reach a
+// non-ASCII byte first. Stopping early is exact: for a prefix, the ASCII bytes compared so far begin the
+// lowered value too, whatever runes follow, so one that differs rules a match out; for a suffix the same holds
+// of the ASCII bytes at the end. Most values differ from a needle in their first word, which is then the whole
+// cost.
+func prefixEqual(w, lower string) (equal, ascii bool) {
+	j := 0
+	for ; j+8 <= len(w); j += 8 {
+		x := keymap.Word(w[j:])
+		if x&asciiHigh != 0 {
+			return false, false
+		}
+		if lowerWord(x) != keymap.Word(lower[j:]) {
+			return false, true
+		}
+	}
+	return bytesEqual(w[j:], lower[j:])
+}
+
+func suffixEqual(w, lower string) (equal, ascii bool) {
+	j := len(w)
+	for ; j >= 8; j -= 8 {
+		x := keymap.Word(w[j-8:])
+		if x&asciiHigh != 0 {
+			return false, false
+		}
+		if lowerWord(x) != keymap.Word(lower[j-8:]) {
+			return false, true
+		}
+	}
+	return bytesEqual(w[:j], lower[:j])
+}
+
+// bytesEqual is prefixEqual's test over the fewer than eight bytes words leave, a byte at a time.
+func bytesEqual(w, lower string) (equal, ascii bool) {
 	equal = true
 	for j := 0; j < len(w); j++ {
 		c := w[j]
@@ -121,6 +157,18 @@ func foldedEqual(w string, lower []byte) (equal, ascii bool) {
 		equal = equal && c == lower[j]
 	}
 	return equal, true
+}
+
+// asciiHigh has the top bit of each byte of a word: a word of ASCII bytes has none of them set.
+const asciiHigh = 0x8080808080808080
+
+// lowerWord lowers the capitals of a word of eight ASCII bytes with no branch: a byte b gets 0x20 where
+// b + 0x3f reaches 0x80 (b ≥ 'A') and b + 0x25 does not (b ≤ 'Z'). An ASCII byte plus either constant stays
+// below 0x100, so no carry crosses into the next byte.
+func lowerWord(x uint64) uint64 {
+	ge := x + 0x3f3f3f3f3f3f3f3f
+	gt := x + 0x2525252525252525
+	return x | (ge&^gt&asciiHigh)>>2
 }
 
 // isASCII reports whether b holds only ASCII bytes.

@@ -454,10 +454,19 @@ func TestKernelsFold(t *testing.T) {
 // TestAffixKernel: startswith and endswith with a constant ASCII needle compare a window of the value folded
 // in place (affixKernel); they must agree with the row functions, which lower the whole value, on every edge
 // of that shortcut — values shorter than the needle, capitals, a window holding non-ASCII bytes (the Kelvin
-// sign lowers to an ASCII k, İ to i, and ẞ stays longer), the empty needle and null.
+// sign lowers to an ASCII k, İ to i, and ẞ stays longer), the empty needle and null; and, for needles of eight
+// bytes and more, which are compared a word at a time, values whose first differing or non-ASCII byte falls in
+// each word and on either side of a word's edge.
 func TestAffixKernel(t *testing.T) {
 	values := []string{"", "k", "K", "\u212a", "a\u212a", "\u212ak", "İ", "xİ", "ABC", "xabc", "abcx", "Straße", "STRASSE",
 		"ẞx", "σς", "k\u212a", "abc\u212a"}
+	long := "tenant-0042/user-0000001/p"
+	for i := range len(long) + 1 {
+		values = append(values, long[:i], strings.ToUpper(long[:i]), long[i:], strings.ToUpper(long[i:]))
+		if i < len(long) {
+			values = append(values, long[:i]+"\u212a"+long[i+1:], long[:i]+"İ"+long[i:], long[:i]+"#"+long[i+1:])
+		}
+	}
 	schema := column.Schema{{Name: "s1", Type: column.String}}
 	v := column.NewVector(column.String, len(values)+1)
 	for _, s := range values {
@@ -466,7 +475,10 @@ func TestAffixKernel(t *testing.T) {
 	v.AppendNull()
 	b := column.NewBatch([]*column.Vector{v}, v.Len())
 	for _, op := range []string{"startswith", "endswith", "!startswith", "!endswith"} {
-		for _, needle := range []string{"", "k", "K", "abc", "ABC", "x", "i", "se", "kk"} {
+		for _, needle := range []string{"", "k", "K", "abc", "ABC", "x", "i", "se", "kk", "tenant-0", "tenant-0042/user-0000001",
+			"TENANT-0042/USER-0000001/P", "user-0000001/p", "0042/user-0000001/p", "tenant-0042/kser", "ser-0000001/p", "enant-0042/user-0000001/p",
+			// These two end a value whose final Kelvin sign lowers to k, two bytes shorter than the sign.
+			"user-0000001/k", "0042/user-0000001/k"} {
 			src := fmt.Sprintf("s1 %s %q", op, needle)
 			e := parseExpr(t, src)
 			got, err := Compile(e, schema)
