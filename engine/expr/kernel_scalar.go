@@ -123,23 +123,60 @@ func binKernel(x, size Expr, t column.Type) Expr {
 	}, x, size)
 }
 
+// absKernel is abs over a long (wrapping at the int64 minimum, as negation does) or a real, in loops with no
+// branch and no call per row.
 func absKernel(x Expr) Expr {
-	switch x.Type() {
-	case column.Long:
-		return rowsKernel(x, column.Long, func(in, out *column.Vector, i int) bool {
-			out.Ints[i] = in.Ints[i]
-			if out.Ints[i] < 0 {
-				out.Ints[i] = -out.Ints[i]
-			}
-			return true
-		})
-	case column.Real:
-		return rowsKernel(x, column.Real, func(in, out *column.Vector, i int) bool {
-			out.Reals[i] = math.Abs(in.Reals[i])
-			return true
-		})
+	t := x.Type()
+	if t != column.Long && t != column.Real {
+		return nil
 	}
-	return nil
+	return newKernel(t, func(n int, in []*column.Vector) *column.Vector {
+		out := newOut(t, n)
+		if t == column.Long {
+			for i, v := range in[0].Ints[:n] {
+				m := v >> 63
+				out.Ints[i] = (v ^ m) - m
+			}
+		} else {
+			for i, v := range in[0].Reals[:n] {
+				out.Reals[i] = math.Abs(v)
+			}
+		}
+		setNulls(out, nullWords(in[0], n))
+		return out
+	}, x)
+}
+
+// numberCastKernel is tolong of a real (null for NaN and ±Inf) or of another int64-stored type, or toreal of
+// one: typed loops, where rowsKernel calls a function per row.
+func numberCastKernel(x Expr, t column.Type) Expr {
+	from := x.Type()
+	return newKernel(t, func(n int, in []*column.Vector) *column.Vector {
+		out := newOut(t, n)
+		nulls := nullWords(in[0], n)
+		switch {
+		case t == column.Real:
+			for i, v := range in[0].Ints[:n] {
+				out.Reals[i] = float64(v)
+			}
+		case from == column.Real:
+			var bad column.Bitmap
+			for i, f := range in[0].Reals[:n] {
+				out.Ints[i] = int64(f)
+				if math.IsNaN(f) || math.IsInf(f, 0) {
+					bad.Set(i)
+				}
+			}
+			if bad != nil {
+				bad = append(bad, make(column.Bitmap, words(n)-len(bad))...)
+				nulls = union(nulls, bad)
+			}
+		default:
+			copy(out.Ints, in[0].Ints[:n])
+		}
+		setNulls(out, nulls)
+		return out
+	}, x)
 }
 
 // roundKernel rounds a real half away from zero to a number of decimals; a long is already round.
@@ -183,22 +220,13 @@ func castKernel(x Expr, t column.Type) Expr {
 	switch t {
 	case column.Long:
 		switch {
-		case from == column.Real:
-			return rowsKernel(x, t, func(in, out *column.Vector, i int) bool {
-				f := in.Reals[i]
-				out.Ints[i] = int64(f)
-				return !math.IsNaN(f) && !math.IsInf(f, 0)
-			})
+		case from == column.Real || isInts(from):
+			return numberCastKernel(x, t)
 		case from == column.Bool:
 			return rowsKernel(x, t, func(in, out *column.Vector, i int) bool {
 				if in.Bools[i] {
 					out.Ints[i] = 1
 				}
-				return true
-			})
-		case isInts(from):
-			return rowsKernel(x, t, func(in, out *column.Vector, i int) bool {
-				out.Ints[i] = in.Ints[i]
 				return true
 			})
 		case from == column.String:
@@ -216,10 +244,7 @@ func castKernel(x Expr, t column.Type) Expr {
 	case column.Real:
 		switch {
 		case isInts(from):
-			return rowsKernel(x, t, func(in, out *column.Vector, i int) bool {
-				out.Reals[i] = float64(in.Ints[i])
-				return true
-			})
+			return numberCastKernel(x, t)
 		case from == column.Bool:
 			return rowsKernel(x, t, func(in, out *column.Vector, i int) bool {
 				if in.Bools[i] {
