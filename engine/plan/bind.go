@@ -470,7 +470,7 @@ func (b *binder) summarize(in Node, op *kql.Summarize) (Node, error) {
 func aggregate(call *kql.Call, schema column.Schema) (exec.Agg, error) {
 	if call.Name == "count" {
 		if len(call.Args) != 0 {
-			return exec.Agg{}, kql.Errorf(call.Pos, "count() takes no arguments (use countif or dcount)")
+			return exec.Agg{}, kql.Errorf(call.Pos, "count() takes no arguments (dcount(x) counts distinct values)")
 		}
 		return exec.Agg{Func: "count", Type: column.Long}, nil
 	}
