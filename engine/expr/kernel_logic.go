@@ -12,6 +12,11 @@ func logicKernel(and bool, l, r Expr) Expr {
 	if l.Type() != column.Bool || r.Type() != column.Bool {
 		return nil
 	}
+	if and {
+		if k := rangeAnd(l, r); k != nil {
+			return k
+		}
+	}
 	return &logic{and: and, l: l, r: r}
 }
 

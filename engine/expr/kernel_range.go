@@ -15,8 +15,10 @@ import (
 // selection, which it reads in place.
 //
 // Nulls follow the comparison it stands for (nullComparison): x == c is false on a null x and x != c true;
-// the order comparisons and between are null. Select takes its direct loop only for an operand with no null
-// in the batch, and otherwise the value's way.
+// the order comparisons and between are null. Select's direct loop takes a null row by that rule too.
+//
+// Two ranges over one column joined by and (k > a and k < b, a window of timestamps) are one range: their
+// intersection (rangeAnd), tested once a row.
 type intRange struct {
 	x      Expr
 	lo, hi int64
@@ -111,8 +113,9 @@ func (e *intRange) evalSel(in Input, sel []int32) *column.Vector {
 }
 
 // selectRows is Select over the range test: the rows of sel (every row when nil) it keeps, listed from the
-// operand's values in a loop that writes every row and advances past the kept ones without a branch. It
-// reports false when the operand has a null among the rows, for Select's general way.
+// operand's values in a loop that writes every row and advances past the kept ones without a branch. A null
+// operand row is kept when the test's null value is true (onNull), else not: its bit in the null bitmap joins
+// the loop's test, still without a branch.
 func (e *intRange) selectRows(in Input, sel []int32) ([]int32, bool) {
 	n := rows(in, sel)
 	lo, span, flip := e.lo, uint64(e.hi-e.lo), e.out
@@ -121,10 +124,15 @@ func (e *intRange) selectRows(in Input, sel []int32) ([]int32, bool) {
 	if c, ok := e.x.(*ColumnRef); ok {
 		if b, ok := in.(batchInput); ok && sel != nil { // the batch's column, read in place at the selection
 			v := b.b.Cols[c.Index]
-			if v.HasNulls() {
-				return nil, false
-			}
 			xs := v.Ints
+			if nulls := nullWords(v, v.Len()); nulls != nil {
+				keepNull := uint64(b2u(e.onNull > 0))
+				for _, r := range sel {
+					out[j] = r
+					j += int(rangeOrNull(xs[r], lo, span, flip, nulls[r>>6]>>(uint(r)&63)&1, keepNull))
+				}
+				return out[:j], true
+			}
 			for _, r := range sel {
 				out[j] = r
 				j += int(b2u((uint64(xs[r]-lo) <= span) != flip))
@@ -133,10 +141,18 @@ func (e *intRange) selectRows(in Input, sel []int32) ([]int32, bool) {
 		}
 	}
 	v := e.x.evalSel(in, sel)
-	if v.HasNulls() {
-		return nil, false
-	}
 	xs := v.Ints[:n]
+	if nulls := nullWords(v, n); nulls != nil {
+		keepNull := uint64(b2u(e.onNull > 0))
+		for k, x := range xs {
+			out[j] = int32(k)
+			if sel != nil {
+				out[j] = sel[k]
+			}
+			j += int(rangeOrNull(x, lo, span, flip, nulls[k>>6]>>(uint(k)&63)&1, keepNull))
+		}
+		return out[:j], true
+	}
 	if sel == nil {
 		for k, x := range xs {
 			out[j] = int32(k)
@@ -150,4 +166,32 @@ func (e *intRange) selectRows(in Input, sel []int32) ([]int32, bool) {
 		j += int(b2u((uint64(x-lo) <= span) != flip))
 	}
 	return out[:j], true
+}
+
+// rangeOrNull is 1 when a row is kept: x in range (flipped for a complement) and not null (null 0), or null
+// when a null is kept (keepNull 1).
+func rangeOrNull(x, lo int64, span uint64, flip bool, null, keepNull uint64) uint64 {
+	in := uint64(b2u((uint64(x-lo) <= span) != flip))
+	return in&^null | null&keepNull
+}
+
+// rangeAnd is l and r as one range when both are range tests of one column with the same null rule and no
+// complement, and their ranges meet; nil otherwise. A null row is what either test makes it, so the one test
+// agrees with the and of the two on every row.
+func rangeAnd(l, r Expr) Expr {
+	a, ok := l.(*intRange)
+	b, ok2 := r.(*intRange)
+	if !ok || !ok2 || a.out || b.out || a.onNull != b.onNull {
+		return nil
+	}
+	ca, ok := a.x.(*ColumnRef)
+	cb, ok2 := b.x.(*ColumnRef)
+	if !ok || !ok2 || ca.Index != cb.Index {
+		return nil
+	}
+	lo, hi := max(a.lo, b.lo), min(a.hi, b.hi)
+	if lo > hi {
+		return nil
+	}
+	return &intRange{x: a.x, lo: lo, hi: hi, onNull: a.onNull}
 }

@@ -451,6 +451,50 @@ func TestKernelsFold(t *testing.T) {
 	}
 }
 
+// TestRangeConjunctions: two range tests of one column joined by and are compiled to one range (rangeAnd),
+// and Select lists a range's rows from a column with nulls directly; both must agree with the row functions
+// as values and as filters, under every selection, on a column with nulls (l1) and one without (n1), for
+// ranges that overlap, nest, touch, miss each other and share no null rule.
+func TestRangeConjunctions(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	const rows = 500
+	cols := make([]*column.Vector, len(testSchema))
+	for i, f := range testSchema {
+		cols[i] = testColumn(rng, f.Type, rows)
+	}
+	cols[len(cols)-1] = noNulls(rng, rows)
+	b := column.NewBatch(cols, rows)
+	tests := []string{"> -3", ">= -3", "< 4", "<= 4", "== 2", "!= 2", "> 5", "< -5", "between (-2 .. 3)", "!between (-2 .. 3)"}
+	merged := 0
+	for _, col := range []string{"l1", "n1"} {
+		for _, x := range tests {
+			for _, y := range tests {
+				src := fmt.Sprintf("%s %s and %s %s", col, x, col, y)
+				e := parseExpr(t, src)
+				got, err := Compile(e, testSchema)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok := got.(*intRange); ok {
+					merged++
+				}
+				want, err := compileRows(e, testSchema)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := want.Eval(b)
+				checkSame(t, src, got.Eval(b), w, b.N)
+				for _, sel := range selections(rng, b.N) {
+					checkSelected(t, src, got, w, b, sel)
+				}
+			}
+		}
+	}
+	if merged == 0 {
+		t.Error("no conjunction compiled to one range")
+	}
+}
+
 // TestAffixKernel: startswith and endswith with a constant ASCII needle compare a window of the value folded
 // in place (affixKernel); they must agree with the row functions, which lower the whole value, on every edge
 // of that shortcut — values shorter than the needle, capitals, a window holding non-ASCII bytes (the Kelvin
