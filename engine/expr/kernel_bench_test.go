@@ -12,11 +12,7 @@ import (
 func BenchmarkExpr(b *testing.B) {
 	rng := rand.New(rand.NewSource(2))
 	const rows = 1024
-	cols := make([]*column.Vector, len(testSchema))
-	for i, f := range testSchema {
-		cols[i] = testColumn(rng, f.Type, rows)
-	}
-	batch := column.NewBatch(cols, rows)
+	batch := column.NewBatch(testColumns(rng, rows), rows)
 	for _, src := range []string{
 		"l1 + l2 > 1200 and l1 % 3 != 0",
 		"iff(isnull(l1), 0, l1 * 2)",

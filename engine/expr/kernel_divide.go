@@ -58,29 +58,32 @@ func newDivisor(d int64) (v divisor, ok bool) {
 // The loops below copy the divisor's fields into locals: a struct of five words is not kept in registers, and
 // under js/wasm each read of it would be a load from linear memory.
 
+// magnitudeQuo is the step every loop shares: n's magnitude a, |n| / |d| by the reciprocal m and shift, and n's
+// sign as a mask s (-1 when n < 0, else 0). Small enough to inline, so the loops make no call per row.
+func magnitudeQuo(n int64, m uint64, shift uint) (a, q uint64, s int64) {
+	s = n >> 63
+	a = uint64((n ^ s) - s)
+	hi, _ := bits.Mul64(m, a)
+	return a, (((a - hi) >> 1) + hi) >> (shift & 63), s
+}
+
 // divLoop sets out[i] = x[i] / d, truncated toward zero as Go's operator is (MinInt64 / -1 never occurs: |d| ≥ 2).
 func (v divisor) divLoop(x, out []int64) {
 	out = out[:len(x)]
-	m, shift, neg := v.m, v.shift&63, v.neg
+	m, shift, neg := v.m, v.shift, v.neg
 	for i, n := range x {
-		s := n >> 63
-		a := uint64((n ^ s) - s)
-		hi, _ := bits.Mul64(m, a)
-		q := int64((((a - hi) >> 1) + hi) >> shift)
+		_, q, s := magnitudeQuo(n, m, shift)
 		s ^= neg
-		out[i] = (q ^ s) - s
+		out[i] = (int64(q) ^ s) - s
 	}
 }
 
 // modLoop sets out[i] = x[i] % d, which has x[i]'s sign, as Go's operator does.
 func (v divisor) modLoop(x, out []int64) {
 	out = out[:len(x)]
-	m, shift, ud := v.m, v.shift&63, v.ud
+	m, shift, ud := v.m, v.shift, v.ud
 	for i, n := range x {
-		s := n >> 63
-		a := uint64((n ^ s) - s)
-		hi, _ := bits.Mul64(m, a)
-		q := (((a - hi) >> 1) + hi) >> shift
+		a, q, s := magnitudeQuo(n, m, shift)
 		r := int64(a - q*ud)
 		out[i] = (r ^ s) - s
 	}
@@ -90,13 +93,10 @@ func (v divisor) modLoop(x, out []int64) {
 // one less when the remainder is negative.
 func (v divisor) floorLoop(x, out []int64) {
 	out = out[:len(x)]
-	m, shift, d := v.m, v.shift&63, v.d
+	m, shift, d := v.m, v.shift, v.d
 	for i, n := range x {
-		s := n >> 63
-		a := uint64((n ^ s) - s)
-		hi, _ := bits.Mul64(m, a)
-		q := int64((((a - hi) >> 1) + hi) >> shift)
-		q = (q ^ s) - s
+		_, uq, s := magnitudeQuo(n, m, shift)
+		q := (int64(uq) ^ s) - s
 		q -= int64(uint64(n-q*d) >> 63)
 		out[i] = q * d
 	}

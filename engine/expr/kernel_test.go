@@ -276,14 +276,20 @@ func parseExpr(t *testing.T, src string) kql.Expr {
 	return q.Ops[0].(*kql.Extend).Items[0].Expr
 }
 
-func TestKernelsMatchRows(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	const rows = 1000
+// testColumns generates a column of rows rows for every field of testSchema, n1 with no null (noNulls).
+func testColumns(rng *rand.Rand, rows int) []*column.Vector {
 	cols := make([]*column.Vector, len(testSchema))
 	for i, f := range testSchema {
 		cols[i] = testColumn(rng, f.Type, rows)
 	}
 	cols[len(cols)-1] = noNulls(rng, rows)
+	return cols
+}
+
+func TestKernelsMatchRows(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	const rows = 1000
+	cols := testColumns(rng, rows)
 	full := column.NewBatch(cols, rows)
 	batches := []*column.Batch{full, full.Slice(3, 4), full.Slice(10, 12), full.Slice(100, 107), full.Slice(200, 264), full.Slice(1, 66)}
 	// A batch whose vectors run past its N: kernels must read only N rows, null bits included.
@@ -458,12 +464,7 @@ func TestKernelsFold(t *testing.T) {
 func TestRangeConjunctions(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	const rows = 500
-	cols := make([]*column.Vector, len(testSchema))
-	for i, f := range testSchema {
-		cols[i] = testColumn(rng, f.Type, rows)
-	}
-	cols[len(cols)-1] = noNulls(rng, rows)
-	b := column.NewBatch(cols, rows)
+	b := column.NewBatch(testColumns(rng, rows), rows)
 	tests := []string{"> -3", ">= -3", "< 4", "<= 4", "== 2", "!= 2", "> 5", "< -5", "between (-2 .. 3)", "!between (-2 .. 3)"}
 	merged := 0
 	for _, col := range []string{"l1", "n1"} {
