@@ -80,13 +80,9 @@ func (t *groupTable) assign(kv []*column.Vector, n int, gids []int32) (_ []int32
 		}
 		for r := range n {
 			if k.Nulls != nil && k.Nulls.Get(r) {
-				if t.nullID < 0 {
-					if err := t.grow(8); err != nil {
-						return gids, r, err
-					}
-					t.nullID = t.create(kv, r)
+				if gids[r], err = t.nullGroup(kv, r, 8); err != nil {
+					return gids, r, err
 				}
-				gids[r] = t.nullID
 				continue
 			}
 			if gids[r] >= 0 {
@@ -135,13 +131,9 @@ func (t *groupTable) assignStrings(kv []*column.Vector, n int, gids []int32) (_ 
 	k := kv[0]
 	for r, h := range t.hashes[:n] {
 		if k.Nulls != nil && k.Nulls.Get(r) {
-			if t.nullID < 0 {
-				if err := t.grow(0); err != nil {
-					return gids, r, err
-				}
-				t.nullID = t.create(kv, r)
+			if gids[r], err = t.nullGroup(kv, r, 0); err != nil {
+				return gids, r, err
 			}
-			gids[r] = t.nullID
 			continue
 		}
 		x := k.Strs[r]
@@ -162,6 +154,18 @@ func (t *groupTable) assignStrings(kv []*column.Vector, n int, gids []int32) (_ 
 		gids[r] = id
 	}
 	return gids, n, nil
+}
+
+// nullGroup is the group of the null key of one key column, nullID, made from row r (a key of keyBytes) the
+// first time.
+func (t *groupTable) nullGroup(kv []*column.Vector, r int, keyBytes int64) (int32, error) {
+	if t.nullID < 0 {
+		if err := t.grow(keyBytes); err != nil {
+			return -1, err
+		}
+		t.nullID = t.create(kv, r)
+	}
+	return t.nullID, nil
 }
 
 // assignPairs is assign for two int keys: the batch is looked up in one loop first (FindEach), and a row
