@@ -53,9 +53,9 @@ func callKernel(name string, args []Expr, t column.Type) Expr {
 	case "strlen":
 		return strlenKernel(args[0])
 	case "tolower":
-		return caseKernel(args[0], strings.ToLower)
+		return caseKernel(args[0], false)
 	case "toupper":
-		return caseKernel(args[0], strings.ToUpper)
+		return caseKernel(args[0], true)
 	case "strcat":
 		return strcatKernel(args)
 	case "bin", "floor":

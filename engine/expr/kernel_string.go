@@ -239,14 +239,51 @@ func runeCount(s string) int {
 	return len(s)
 }
 
-func caseKernel(x Expr, f func(string) string) Expr {
+// caseKernel is tolower, or toupper when upper. A value of ASCII bytes with no letter to change, told eight
+// bytes at a time (inCase), is its own result, as strings.ToLower and ToUpper return it; any other value goes
+// through them.
+func caseKernel(x Expr, upper bool) Expr {
 	if x.Type() != column.String {
 		return nil
 	}
-	return rowsKernel(x, column.String, func(in, out *column.Vector, i int) bool {
-		out.Strs[i] = f(in.Strs[i])
-		return true
-	})
+	f := strings.ToLower
+	if upper {
+		f = strings.ToUpper
+	}
+	return newKernel(column.String, func(n int, in []*column.Vector) *column.Vector {
+		out := newOut(column.String, n)
+		for i, s := range in[0].Strs[:n] {
+			if inCase(s, upper) {
+				out.Strs[i] = s
+			} else {
+				out.Strs[i] = f(s)
+			}
+		}
+		setNulls(out, nullWords(in[0], n))
+		return out
+	}, x)
+}
+
+// inCase reports whether s is ASCII with no capital (or, when upper, no small letter).
+func inCase(s string, upper bool) bool {
+	lo, span := byte('A'), uint64(0x3f3f3f3f3f3f3f3f) // span: b + it reaches 0x80 when b >= lo
+	past := uint64(0x2525252525252525)                  // b + it reaches 0x80 when b > lo + 25
+	if upper {
+		lo, span, past = 'a', 0x1f1f1f1f1f1f1f1f, 0x0505050505050505
+	}
+	j := 0
+	for ; j+8 <= len(s); j += 8 {
+		x := keymap.Word(s[j:])
+		if x&asciiHigh != 0 || (x+span)&^(x+past)&asciiHigh != 0 {
+			return false
+		}
+	}
+	for ; j < len(s); j++ {
+		if c := s[j]; c >= utf8.RuneSelf || c-lo < 26 {
+			return false
+		}
+	}
+	return true
 }
 
 func strcatKernel(args []Expr) Expr {

@@ -496,6 +496,36 @@ func TestRangeConjunctions(t *testing.T) {
 	}
 }
 
+// TestCaseKernel: tolower and toupper pass a value with nothing to change through as it is, told eight bytes
+// at a time (inCase); they must agree with the row functions on values whose one capital, small letter or
+// non-ASCII byte falls anywhere, the letters' neighbours in ASCII ('@', '[', '`', '{') included.
+func TestCaseKernel(t *testing.T) {
+	schema := column.Schema{{Name: "s1", Type: column.String}}
+	v := column.NewVector(column.String, 0)
+	for _, base := range []string{"tenant-0042/user-0000001/p", "TENANT-0042/USER-0000001/P"} {
+		for i := range len(base) {
+			for _, c := range []string{"A", "Z", "a", "z", "@", "[", "`", "{", "\u212a", "İ", "ß"} {
+				v.AppendString(base[:i] + c + base[i+1:])
+			}
+			v.AppendString(base[:i])
+		}
+	}
+	v.AppendNull()
+	b := column.NewBatch([]*column.Vector{v}, v.Len())
+	for _, src := range []string{"tolower(s1)", "toupper(s1)"} {
+		e := parseExpr(t, src)
+		got, err := Compile(e, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := compileRows(e, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSame(t, src, got.Eval(b), want.Eval(b), b.N)
+	}
+}
+
 // TestAffixKernel: startswith and endswith with a constant ASCII needle compare a window of the value folded
 // in place (affixKernel); they must agree with the row functions, which lower the whole value, on every edge
 // of that shortcut — values shorter than the needle, capitals, a window holding non-ASCII bytes (the Kelvin
