@@ -267,7 +267,7 @@ func caseKernel(x Expr, upper bool) Expr {
 // inCase reports whether s is ASCII with no capital (or, when upper, no small letter).
 func inCase(s string, upper bool) bool {
 	lo, span := byte('A'), uint64(0x3f3f3f3f3f3f3f3f) // span: b + it reaches 0x80 when b >= lo
-	past := uint64(0x2525252525252525)                  // b + it reaches 0x80 when b > lo + 25
+	past := uint64(0x2525252525252525)                // b + it reaches 0x80 when b > lo + 25
 	if upper {
 		lo, span, past = 'a', 0x1f1f1f1f1f1f1f1f, 0x0505050505050505
 	}

@@ -513,17 +513,24 @@ func TestCaseKernel(t *testing.T) {
 	v.AppendNull()
 	b := column.NewBatch([]*column.Vector{v}, v.Len())
 	for _, src := range []string{"tolower(s1)", "toupper(s1)"} {
-		e := parseExpr(t, src)
-		got, err := Compile(e, schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := compileRows(e, schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkSame(t, src, got.Eval(b), want.Eval(b), b.N)
+		checkAgainstRows(t, src, schema, b)
 	}
+}
+
+// checkAgainstRows compiles src over schema as a kernel and as the row functions and checks that they give the
+// same values over b.
+func checkAgainstRows(t *testing.T, src string, schema column.Schema, b *column.Batch) {
+	t.Helper()
+	e := parseExpr(t, src)
+	got, err := Compile(e, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := compileRows(e, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, src, got.Eval(b), want.Eval(b), b.N)
 }
 
 // TestAffixKernel: startswith and endswith with a constant ASCII needle compare a window of the value folded
@@ -554,17 +561,7 @@ func TestAffixKernel(t *testing.T) {
 			"TENANT-0042/USER-0000001/P", "user-0000001/p", "0042/user-0000001/p", "tenant-0042/kser", "ser-0000001/p", "enant-0042/user-0000001/p",
 			// These two end a value whose final Kelvin sign lowers to k, two bytes shorter than the sign.
 			"user-0000001/k", "0042/user-0000001/k"} {
-			src := fmt.Sprintf("s1 %s %q", op, needle)
-			e := parseExpr(t, src)
-			got, err := Compile(e, schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := compileRows(e, schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkSame(t, src, got.Eval(b), want.Eval(b), b.N)
+			checkAgainstRows(t, fmt.Sprintf("s1 %s %q", op, needle), schema, b)
 		}
 	}
 }
