@@ -412,23 +412,19 @@ func (h *Hash) sortWindow(rows int) {
 				part[r] = noPartition
 				continue
 			}
-			var p uint64
+			var hx uint64
 			if isInt {
-				hx := keymap.IntHash(ints[r])
-				if f := hx >> fshift; filter != nil && filter[f/64]&(1<<(f%64)) == 0 {
-					part[r] = noPartition
-					filtered++
-					continue
-				}
-				p = hx >> shift
+				hx = keymap.IntHash(ints[r])
 			} else {
-				hx := keymap.StrHome(strs[r])
-				if f := hx >> fshift; filter != nil && filter[f/64]&(1<<(f%64)) == 0 {
-					part[r] = noPartition
-					filtered++
-					continue
-				}
-				p = hx >> shift
+				hx = keymap.StrHome(strs[r])
+			}
+			if f := hx >> fshift; filter != nil && filter[f/64]&(1<<(f%64)) == 0 {
+				part[r] = noPartition
+				filtered++
+				continue
+			}
+			p := hx >> shift
+			if !isInt {
 				sizes[p] += len(strs[r])
 			}
 			part[r] = uint16(p)

@@ -8,7 +8,8 @@
 //	        length and first 8 bytes (16 when they are all), its value, 32 bytes; a longer key is copied,
 //	        beside the keys pushed before it, and read only to tell apart two that agree on all of that
 //	Hashes  a key the owner hashes and compares itself (several typed columns); a slot is the hash and the
-//	        value, 16 bytes, and the owner confirms each candidate against the key it keeps
+//	        value, 12 bytes, and the owner confirms each candidate against the key it keeps; made by
+//	        StringHashes for one string key, a slot also holds the key's header (28 bytes), compared in place
 //	Pairs   a key of two int64s (two long columns); a slot is both and the value, 24 bytes
 //
 // All probe linearly from a key's home slot, which is the top bits of its hash, so the keys whose hashes

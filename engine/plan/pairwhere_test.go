@@ -63,16 +63,9 @@ func TestWheresIntoJoinsKeepTheAnswer(t *testing.T) {
 				for ci, cond := range conds {
 					tail := tails[(ci+int(kind))%len(tails)]
 					q := fmt.Sprintf("@L | join kind=%s %s(@R) on k | where %s%s", kind, strategy, cond, tail)
-					want, got, ex, werr, gerr := rewriteAnswers(t, q, srcs, &wheresIntoJoins)
-					if (werr != nil) != (gerr != nil) {
-						t.Fatalf("%s: error %v with the filter above, %v on the pairs", q, werr, gerr)
-					}
-					if werr != nil {
+					want, got, ex, ok := rewriteAnswers(t, q, srcs, &wheresIntoJoins, strings.Contains(tail, "top"))
+					if !ok {
 						continue // a condition over a side the kind does not output
-					}
-					if !strings.Contains(tail, "top") {
-						slices.Sort(got)
-						slices.Sort(want)
 					}
 					if !slices.Equal(got, want) {
 						t.Fatalf("seed %d, %s:\non the pairs %d rows %v\nabove       %d rows %v\n%s", seed, q, len(got), leading(got), len(want), leading(want), ex)

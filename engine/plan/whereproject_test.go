@@ -33,13 +33,8 @@ func TestWheresBelowProjectsKeepTheAnswer(t *testing.T) {
 		for _, kind := range join.Kinds {
 			for _, c := range cases {
 				q := fmt.Sprintf("@L | join kind=%s (@R) on k | %s", kind, c.tail)
-				want, got, ex, werr, gerr := rewriteAnswers(t, q, srcs, &wheresBelowProjects)
-				slices.Sort(want)
-				slices.Sort(got)
-				if (werr != nil) != (gerr != nil) {
-					t.Fatalf("%s: error %v with the where above, %v below", q, werr, gerr)
-				}
-				if werr != nil {
+				want, got, ex, ok := rewriteAnswers(t, q, srcs, &wheresBelowProjects, false)
+				if !ok {
 					continue // a column the kind does not output
 				}
 				if !slices.Equal(got, want) {
