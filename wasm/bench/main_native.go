@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/joinlab/joinlab/engine/query"
 )
 
 // Natively the command runs each workload (warm-up, then -runs timed runs) on one core and prints one JSON
@@ -42,7 +44,12 @@ func main() {
 	rss := flag.Bool("rss", false, "measure resident memory: after the data is made, and the peak of the warm-up run (Linux)")
 	sql := flag.Bool("sql", false, "print each workload's DuckDB setup and query as JSON, and run nothing")
 	twin := flag.String("twin", "", "with -kql: the query's DuckDB twin, which -sql prints with -data's setup")
+	explain := flag.Bool("explain", false, "print each workload's plan to standard error before running it")
 	flag.Parse()
+	if *runs < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -runs must be at least 1")
+		os.Exit(2)
+	}
 	workloads := Workloads
 	if *kql != "" {
 		workloads, *only = []Workload{{Name: "kql", KQL: *kql, SQL: *twin, Data: *dataName}}, ""
@@ -66,7 +73,7 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := runAll(workloads, *runs, *only, *rss); err != nil {
+	if err := runAll(workloads, *runs, *only, *rss, *explain); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -121,8 +128,9 @@ func printSQL(workloads []Workload, only string) error {
 	return nil
 }
 
-// runAll runs the workloads of only (all when empty) and prints each one's NativeResult.
-func runAll(workloads []Workload, runs int, only string, rss bool) error {
+// runAll runs the workloads of only (all when empty) and prints each one's NativeResult; with explain, each
+// one's plan first, to standard error.
+func runAll(workloads []Workload, runs int, only string, rss, explain bool) error {
 	var data *Data
 	dataName := ""
 	enc := json.NewEncoder(os.Stdout)
@@ -138,6 +146,13 @@ func runAll(workloads []Workload, runs int, only string, rss bool) error {
 			}
 			data, dataName = d, w.Data
 			runtime.GC() // as the page does: the generator's garbage is collected before anything is timed
+		}
+		if explain {
+			p, err := query.Prepare(context.Background(), w.KQL, data.Sources, query.Options{MemoryBudget: memoryBudget})
+			if err != nil {
+				return fmt.Errorf("bench %s: %w", w.Name, err)
+			}
+			fmt.Fprintf(os.Stderr, "%s:\n%s\n", w.Name, p.Explain())
 		}
 		var dataMiB, peakMiB float64
 		if rss {
