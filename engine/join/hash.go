@@ -345,9 +345,7 @@ func (h *Hash) indexStrs(keys []*column.Vector, unique bool, first, end, step in
 		k := keys[0]
 		if bits := h.partitionBits(keymap.StrsBytes(n), h.strs.Shift()); bits > 0 {
 			if rows, _, skeys, ok := h.buildOrder(keys, unique, bits, false); ok {
-				for j, r := range rows {
-					h.next[r] = h.strs.Push(skeys[j], r, unique)
-				}
+				h.strs.PushTo(skeys, rows, unique, h.next)
 				h.releaseBuildOrder()
 				return
 			}

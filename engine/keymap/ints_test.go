@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 )
 
@@ -151,39 +152,54 @@ func TestIntsHomeIsTopBits(t *testing.T) {
 	}
 }
 
-// TestPushToIsPush holds PushTo to Push key by key: over keys with repeats (and a map too small to hold them
-// apart), with and without keep, the two maps find the same values and every key's answer is the same.
+// TestPushToIsPush holds PushTo to Push key by key, for Ints and Strs: over keys with repeats (and a map too
+// small to hold them apart), with and without keep, in counts on both sides of Strs's block of hashed keys, the
+// two maps find the same values and every key's answer is the same.
 func TestPushToIsPush(t *testing.T) {
 	const seed = 21
 	t.Logf("seed=%d", seed)
 	r := rand.New(rand.NewPCG(seed, seed))
+	edge := edgeKeys()
 	for _, keep := range []bool{false, true} {
-		for _, n := range []int{0, 1, 3, 4, 5, 100, 1000} {
-			keys := make([]int64, n)
+		for _, n := range []int{0, 1, 3, 4, 5, strBlock - 1, strBlock, strBlock + 1, 100, 1000} {
+			ints := make([]int64, n)
+			strs := make([]string, n)
 			vals := make([]int32, n)
-			for j := range keys {
-				keys[j] = int64(r.IntN(n/2+1)) * 1 << 40
+			for j := range ints {
+				d := r.IntN(n/2 + 1)
+				ints[j], strs[j] = int64(d)*1<<40, edge[d%len(edge)]+strconv.Itoa(d/len(edge))
 				vals[j] = int32(n - 1 - j) // the hash join pushes rows backwards
 			}
-			one, all := NewInts(n), NewInts(n)
-			want, got := make([]int32, n), make([]int32, n)
-			for j, k := range keys {
-				want[vals[j]] = one.Push(k, vals[j], keep)
-			}
-			all.PushTo(keys, vals, keep, got)
-			if all.Len() != one.Len() {
-				t.Fatalf("keep %v, %d keys: PushTo holds %d keys, Push %d", keep, n, all.Len(), one.Len())
-			}
-			for v := range want {
-				if got[v] != want[v] {
-					t.Fatalf("keep %v, %d keys: value %d: PushTo gave %d, Push %d", keep, n, v, got[v], want[v])
-				}
-			}
-			for _, k := range keys {
-				if a, b := all.Find(k), one.Find(k); a != b {
-					t.Fatalf("keep %v, %d keys: Find(%d) %d after PushTo, %d after Push", keep, n, k, a, b)
-				}
-			}
+			name := fmt.Sprintf("keep %v, %d keys", keep, n)
+			checkPushTo(t, name+" (ints)", NewInts(n), NewInts(n), ints, vals, keep)
+			checkPushTo(t, name+" (strings)", NewStrs(n), NewStrs(n), strs, vals, keep)
+		}
+	}
+}
+
+// checkPushTo pushes keys with vals into one key by key and into all by PushTo, and compares the answers and
+// the maps.
+func checkPushTo[K any](t *testing.T, name string, one, all interface {
+	lookupMap[K]
+	PushTo(keys []K, vals []int32, keep bool, prev []int32)
+}, keys []K, vals []int32, keep bool) {
+	t.Helper()
+	want, got := make([]int32, len(keys)), make([]int32, len(keys))
+	for j, k := range keys {
+		want[vals[j]] = one.Push(k, vals[j], keep)
+	}
+	all.PushTo(keys, vals, keep, got)
+	if all.Len() != one.Len() {
+		t.Fatalf("%s: PushTo holds %d keys, Push %d", name, all.Len(), one.Len())
+	}
+	for v := range want {
+		if got[v] != want[v] {
+			t.Fatalf("%s: value %d: PushTo gave %d, Push %d", name, v, got[v], want[v])
+		}
+	}
+	for _, k := range keys {
+		if a, b := all.Find(k), one.Find(k); a != b {
+			t.Fatalf("%s: Find(%v) %d after PushTo, %d after Push", name, k, a, b)
 		}
 	}
 }

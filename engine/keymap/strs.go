@@ -107,10 +107,30 @@ func matches(e *strSlot, k *strKey, keys []byte) bool {
 // Ints.Push).
 func (m *Strs) Push(k string, v int32, keep bool) int32 {
 	hk := hashStr(k, m.shift)
+	return m.pushHashed(&hk, v, keep)
+}
+
+// PushTo pushes keys[j] with value vals[j] for every j, in order, and sets prev[vals[j]] to what Push would
+// have returned for it (see Ints.PushTo), hashing strBlock keys before it inserts any of them.
+func (m *Strs) PushTo(keys []string, vals []int32, keep bool, prev []int32) {
+	var hks [strBlock]strKey
+	vals = vals[:len(keys)]
+	for lo := 0; lo < len(keys); lo += strBlock {
+		block := hashBlock(keys[lo:min(lo+strBlock, len(keys))], m.shift, &hks)
+		for i := range block {
+			v := vals[lo+i]
+			prev[v] = m.pushHashed(&block[i], v, keep)
+		}
+	}
+}
+
+// pushHashed is Push of a key hashStr prepared for this map.
+func (m *Strs) pushHashed(hk *strKey, v int32, keep bool) int32 {
 	for s := hk.home; ; s = (s + 1) & m.mask {
 		e := &m.slots[s]
 		switch {
 		case e.val == 0:
+			k := hk.s
 			*e = strSlot{w0: hk.w0, w1: hk.w1, tag: hk.tag, n: uint32(len(k)), val: v + 1}
 			if len(k) > InlineBytes {
 				e.w1 = uint64(len(m.keys))
@@ -118,7 +138,7 @@ func (m *Strs) Push(k string, v int32, keep bool) int32 {
 			}
 			m.n++
 			return -1
-		case matches(e, &hk, m.keys):
+		case matches(e, hk, m.keys):
 			if keep {
 				return Kept
 			}
@@ -142,33 +162,80 @@ func (m *Strs) Find(k string) int32 { return findStr(m.slots, m.mask, m.shift, m
 
 // FindEach sets vals[i] to Find(keys[i]) for every i.
 func (m *Strs) FindEach(keys []string, vals []int32) {
-	slots, mask, shift, long := m.slots, m.mask, m.shift, m.keys
+	var hks [strBlock]strKey
+	var found [strBlock]int32
 	vals = vals[:len(keys)]
-	for i, k := range keys {
-		vals[i] = findStr(slots, mask, shift, long, k)
+	for lo := 0; lo < len(keys); lo += strBlock {
+		block := hashBlock(keys[lo:min(lo+strBlock, len(keys))], m.shift, &hks)
+		probeBlock(m.slots, m.mask, m.keys, block, &found)
+		copy(vals[lo:], found[:len(block)])
 	}
 }
 
 // FindTo sets vals[at[j]] to Find(keys[j]) for every j (see Ints.FindTo).
 func (m *Strs) FindTo(keys []string, at, vals []int32) {
-	slots, mask, shift, long := m.slots, m.mask, m.shift, m.keys
+	var hks [strBlock]strKey
+	var found [strBlock]int32
 	at = at[:len(keys)]
-	for j, k := range keys {
-		vals[at[j]] = findStr(slots, mask, shift, long, k)
+	for lo := 0; lo < len(keys); lo += strBlock {
+		block := hashBlock(keys[lo:min(lo+strBlock, len(keys))], m.shift, &hks)
+		probeBlock(m.slots, m.mask, m.keys, block, &found)
+		for i, f := range found[:len(block)] {
+			vals[at[lo+i]] = f
+		}
 	}
 }
 
-// findStr is Find over a map's fields passed as values, like findInt. Unlike findInt it is too large to inline
-// (the hash is most of it), so a batch still makes a call per key; what it saves is reading the map's fields
-// through a pointer for every key.
+// strBlock is how many keys the batch calls (FindEach, FindTo, PushTo) hash before they read a slot. A string
+// key's hash is a chain of multiplies, and a loop that hashes a key and then reads its slot has the slot's
+// miss wait behind the next key's hash; hashed a block ahead, the slot loop's turns are short and independent,
+// so the processor overlaps their misses (measured on 31-byte keys in a 64 MB map, looked up in partition
+// order: 73 → 45 ns a lookup). A block's prepared keys are 3 KB of stack.
+const strBlock = 64
+
+// hashBlock prepares keys (at most strBlock) for a map of shift into hks and returns them.
+func hashBlock(keys []string, shift uint, hks *[strBlock]strKey) []strKey {
+	block := hks[:len(keys)]
+	for i, k := range keys {
+		block[i] = hashStr(k, shift)
+	}
+	return block
+}
+
+// probeBlock sets found[i] to the value of prepared key block[i] in a map's slots, with More when set, or -1:
+// findStr's loop for a block, in one function so that no call splits the lookups.
+func probeBlock(slots []strSlot, mask uint64, long []byte, block []strKey, found *[strBlock]int32) {
+	for i := range block {
+		hk := &block[i]
+		v := int32(-1)
+		for s := hk.home; ; s = (s + 1) & mask {
+			e := &slots[s]
+			if e.val == 0 {
+				break
+			}
+			if matches(e, hk, long) {
+				v = (e.val - 1) | e.more
+				break
+			}
+		}
+		found[i] = v
+	}
+}
+
+// findStr is Find over a map's fields passed as values, like findInt.
 func findStr(slots []strSlot, mask uint64, shift uint, long []byte, k string) int32 {
 	hk := hashStr(k, shift)
+	return probeStr(slots, mask, long, &hk)
+}
+
+// probeStr finds a prepared key in a map's slots: its value, with More when set, or -1.
+func probeStr(slots []strSlot, mask uint64, long []byte, hk *strKey) int32 {
 	for s := hk.home; ; s = (s + 1) & mask {
 		e := &slots[s]
 		switch {
 		case e.val == 0:
 			return -1
-		case matches(e, &hk, long):
+		case matches(e, hk, long):
 			return (e.val - 1) | e.more
 		}
 	}
