@@ -6,6 +6,7 @@ import (
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/exec"
+	"github.com/joinlab/joinlab/engine/expr"
 	"github.com/joinlab/joinlab/engine/memory"
 )
 
@@ -28,8 +29,9 @@ type PairAgg struct {
 //	        cache (radix_aggregate.go). Output pairs are counted, never enumerated, so a key with 1,000 build
 //	        rows and 1.5M probe rows costs 1.5M steps, not 1.5G. Int64 keys of a dense range skip the partitions:
 //	        an array indexed by the key's offset is the table (dense_aggregate.go).
-//	rows    otherwise the hash join runs as usual; every output batch's row indexes (probe row, build row, -1
-//	        for a null-extended side) are folded into the aggregates before any column is gathered
+//	rows    otherwise, and under a where (SetWhere), the hash join runs as usual; every output batch's row
+//	        indexes (probe row, build row, -1 for a null-extended side) are folded into the aggregates before
+//	        any column is gathered, those the where rejects dropped first
 //
 // Memory: the radix path's (see radixAggregate), or the hash join's. Real sums take the rows path because
 // floating-point addition is not associative: a different order could change the last bits of the result.
@@ -78,6 +80,15 @@ func NewHashAggregate(spec *Spec, left, right exec.Operator, buildLeft bool, bud
 		op.radix = newRadixAggregate(h, a.aggs)
 	}
 	return op, nil
+}
+
+// SetWhere makes the aggregates fold only the output rows at which pred, compiled against the join's output
+// schema, is true: the where between the join and the summarize, evaluated on each batch's row pairs (see
+// Hash.SetWhere). It takes the rows path, as a where is a test of each pair the radix path never forms. Call
+// before the first Next.
+func (a *HashAggregate) SetWhere(pred expr.Expr) {
+	a.h.SetWhere(pred)
+	a.radix = nil
 }
 
 // outputSource finds the input column behind join output column o: its side and index, or -1.

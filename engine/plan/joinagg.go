@@ -32,6 +32,9 @@ func aggregateJoins(root Node) Node {
 		if !ok {
 			return n
 		}
+		if w, ok := s.in.(*whereNode); ok && len(s.keys) == 0 {
+			return foldThroughWhere(s, w)
+		}
 		j, ok := s.in.(*joinNode)
 		if !ok || j.def.Name != StrategyHash {
 			return n
@@ -47,6 +50,25 @@ func aggregateJoins(root Node) Node {
 		}
 		return n
 	})
+}
+
+// foldThroughWhere folds a summarize with no by clause over a where over a hash join: the join takes the where
+// on its row pairs (as pushWheresIntoJoins would give it) and folds the pairs that pass into the aggregates,
+// so neither the where's columns nor the aggregates' are copied into an output batch. The aggregates' order
+// of addition is the pairs' output order, as the summarize's would be. Only the pairs path can take a where
+// (join.HashAggregate.SetWhere): the radix path counts a key's pairs without forming them. The where's one-side
+// conjuncts already went below the join (pushFiltersIntoJoins). Any other shape is left as it is.
+func foldThroughWhere(s *summarizeNode, w *whereNode) Node {
+	j, ok := w.in.(*joinNode)
+	if !ok || w.byJoin || j.def.Name != StrategyHash || !j.def.TakesWhere || j.jp.Where != nil || j.jp.Interval != nil {
+		return s
+	}
+	aggs, ok := pairAggs(s.aggs, j.jp.Spec.Schema)
+	if !ok {
+		return s
+	}
+	j.jp.Where, j.where = w.pred, w.text
+	return &joinAggNode{base: s.base, join: j, aggs: aggs, text: s.text}
 }
 
 // groupAggs translates a grouped summarize over join jp into the join's group keys and aggregates: keys must be
@@ -151,7 +173,11 @@ func (n *joinAggNode) physical() string {
 }
 func (n *joinAggNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	jp := n.join.jp
-	return join.NewHashAggregate(jp.Spec, c[0], c[1], jp.BuildLeft, env.Budget, n.aggs, n.schema)
+	a, err := join.NewHashAggregate(jp.Spec, c[0], c[1], jp.BuildLeft, env.Budget, n.aggs, n.schema)
+	if err == nil && jp.Where != nil {
+		a.SetWhere(jp.Where)
+	}
+	return a, err
 }
 
 // joinGroupAggNode is a grouped summarize folded into the hash join below it (see aggregateJoins).
