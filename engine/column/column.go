@@ -228,18 +228,39 @@ func (v *Vector) Gather(idx []int32) *Vector {
 }
 
 // gather returns src[i] for each i of idx, the zero value for a negative i, and reports whether any i was
-// negative. The loop reads only locals, so no slice header is loaded again per row (under js/wasm, each
-// would be a load from linear memory).
+// negative. Its loop has no branch on the data and takes four rows a turn: a negative i (i >> 31 is all ones)
+// reads row 0 and the rare batch that has one is mended after, and under js/wasm, where each turn's back-edge
+// and each skipped if is a jump through a dispatch table, the turn costs more than the copy. The loop reads
+// only locals, so no slice header is loaded again per row (under js/wasm, each would be a load from linear
+// memory).
 func gather[T any](src []T, idx []int32) ([]T, bool) {
 	dst := make([]T, len(idx))
-	var neg int32
-	for j, i := range idx {
-		if i >= 0 {
-			dst[j] = src[i]
-		}
-		neg |= i
+	if len(src) == 0 { // every i is negative, and dst is all zero values
+		return dst, len(idx) > 0
 	}
-	return dst, neg < 0
+	var neg int32
+	j := 0
+	for ; j+4 <= len(idx); j += 4 {
+		i0, i1, i2, i3 := idx[j], idx[j+1], idx[j+2], idx[j+3]
+		neg |= i0 | i1 | i2 | i3
+		d := dst[j : j+4 : j+4]
+		d[0], d[1], d[2], d[3] = src[i0&^(i0>>31)], src[i1&^(i1>>31)], src[i2&^(i2>>31)], src[i3&^(i3>>31)]
+	}
+	for ; j < len(idx); j++ {
+		i := idx[j]
+		neg |= i
+		dst[j] = src[i&^(i>>31)]
+	}
+	if neg >= 0 {
+		return dst, false
+	}
+	var zero T
+	for j, i := range idx {
+		if i < 0 {
+			dst[j] = zero
+		}
+	}
+	return dst, true
 }
 
 // gatherNulls returns the null bitmap of a gather of idx from a vector with null bitmap nulls: bit j is set

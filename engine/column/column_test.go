@@ -54,7 +54,7 @@ func sameRows(t *testing.T, what string, got *Vector, want func(j int) Value, n 
 
 // TestGatherSliceAppendMatchRows checks Gather, Slice and AppendVector, which handle null bitmaps a word at a
 // time, against the same rows read one at a time, over every storage, null rates from none to all, lengths
-// around word boundaries, and gathers with -1 (null-extending) indices.
+// around word boundaries, and gathers with -1 (null-extending) indices, whose rows hold the zero value.
 func TestGatherSliceAppendMatchRows(t *testing.T) {
 	const seed = 7
 	t.Logf("seed=%d", seed)
@@ -72,12 +72,18 @@ func TestGatherSliceAppendMatchRows(t *testing.T) {
 							idx[j] = int32(r.IntN(n))
 						}
 					}
-					sameRows(t, "gather", v.Gather(idx), func(j int) Value {
+					got := v.Gather(idx)
+					sameRows(t, "gather", got, func(j int) Value {
 						if idx[j] < 0 {
 							return null
 						}
 						return v.Value(int(idx[j]))
 					}, m)
+					for j, i := range idx { // a null-extended row holds the zero value, which kernels may read
+						if i < 0 && typ == Long && got.Ints[j] != 0 {
+							t.Fatalf("gather: row %d, null-extended, holds %d", j, got.Ints[j])
+						}
+					}
 				}
 				for range 5 {
 					lo := r.IntN(n + 1)
