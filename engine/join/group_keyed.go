@@ -72,6 +72,9 @@ type keyedProbe struct {
 	kns     []int32
 	row     []uint64
 	one     [1]int32
+	// hashes and kept are scatterLean's scratch: per kept row of a batch, its key's hash and its row.
+	hashes []uint64
+	kept   []int32
 }
 
 const (
@@ -238,6 +241,14 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 	for _, v := range vals {
 		valNulls = valNulls || v.HasNulls()
 	}
+	if sel == nil && !valNulls && (!nulls || !a.h.ps.unmatched) {
+		ints := make([][]int64, len(vals))
+		for j, v := range vals {
+			ints[j] = v.Ints[:n]
+		}
+		a.scatterLean(key.Ints[:n], keyNullWords(key, n), ints, place)
+		return
+	}
 	for i := range liveCount(sel, n) {
 		r := liveRow(sel, i)
 		if nulls && key.IsNull(r) {
@@ -269,6 +280,41 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 		row[0], row[1] = uint64(x), pm
 		for j, v := range vals {
 			row[2+j] = uint64(v.Ints[r]) // a null's stored value, never read: its bit is set
+		}
+	}
+}
+
+// scatterLean is scatterKeyed for a batch with every row live and no null value, whose null keys (nulls, a
+// word for every 64 rows; nil for none) match nothing and are dropped: the common case, on loops with no test
+// per row. The first (keepKeys) hashes every key and keeps the rows the filter passes and nulls leave; the second
+// writes the kept rows into their partitions, one or two values without a loop. Under js/wasm every branch and
+// every loop's back-edge is a jump through a dispatch table, dearer than the row's work.
+func (a *GroupAggregate) scatterLean(keys []int64, nulls column.Bitmap, vals [][]int64, place int64) {
+	kp := a.keyed
+	filter, fshift, shift, parts, stride := kp.filter, kp.fshift, kp.shift, kp.parts, 1+kp.words
+	kp.hashes, kp.kept = growTo(kp.hashes, len(keys)), growTo(kp.kept, len(keys))
+	hs, rows := kp.hashes, kp.kept
+	n := keepKeys(keys, nulls, filter, fshift, hs, rows)
+	for k, h := range hs[:n] {
+		i := rows[k]
+		pt := &parts[h>>shift]
+		if pt.room < stride {
+			pt.nextChunk()
+		}
+		o := radixChunkWords - pt.room
+		pt.room -= stride
+		row := pt.cur[o : o+stride : o+stride]
+		row[0], row[1] = uint64(keys[i]), uint64(place+int64(i))<<keyedNullBits
+		switch len(vals) {
+		case 0:
+		case 1:
+			row[2] = uint64(vals[0][i])
+		case 2:
+			row[2], row[3] = uint64(vals[0][i]), uint64(vals[1][i])
+		default:
+			for j, v := range vals {
+				row[2+j] = uint64(v[i])
+			}
 		}
 	}
 }

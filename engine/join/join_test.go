@@ -47,6 +47,7 @@ type shape struct {
 	realKeys  bool // keys stored as real (compared with long keys on the other side)
 	nullsOnly bool
 	scatter   bool // int keys spread over all of int64 (a bijection, so ties stay ties): no dense range
+	fullV     bool // the payload v is never null (the loops for batches with no null value)
 }
 
 // genTable makes a side: key column(s) k (and k2), and a payload id unique per row, prefixed by side.
@@ -96,7 +97,7 @@ func genTable(r *rand.Rand, s shape, side string) *column.Table {
 			c++
 		}
 		t.Cols[c].AppendString(fmt.Sprintf("%s%d", side, i))
-		if r.IntN(5) == 0 {
+		if !s.fullV && r.IntN(5) == 0 {
 			t.Cols[c+1].AppendNull()
 		} else {
 			t.Cols[c+1].AppendInt(int64(r.IntN(100)))
@@ -174,6 +175,9 @@ func cases() []pair {
 			with(ints("intpair", 60, 6), func(s *shape) { s.multiKey, s.intKey2, s.scatter = true, true, true; s.nullRate = 0.1 })},
 		{with(ints("realkeys", 40, 8), func(s *shape) { s.realKeys = true }), ints("ties", 40, 8)},
 		{with(ints("datetime", 40, 8), func(s *shape) { s.keyType = column.DateTime }), with(ints("datetime", 40, 8), func(s *shape) { s.keyType = column.DateTime })},
+		// Sparse keys with nulls and payloads with none.
+		{with(ints("fullv", 50, 12), func(s *shape) { s.scatter, s.fullV = true, true; s.nullRate = 0.1 }),
+			with(ints("fullv", 60, 12), func(s *shape) { s.scatter, s.fullV = true, true; s.nullRate = 0.1 })},
 	}
 }
 

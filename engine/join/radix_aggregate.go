@@ -655,43 +655,27 @@ func keyNullWords(k *column.Vector, n int) column.Bitmap {
 func (r *radixAggregate) scatterInts(keys []int64, nulls column.Bitmap, vals [][]int64, build, unmatched bool, acc []sumAcc, parts []radixPart) {
 	filter, fshift := r.filter, r.filterShift
 	hs, sel := r.hashes[:len(keys)], r.sel[:len(keys)]
-	kept := 0
+	kept := len(keys)
 	switch {
-	case filter != nil && !build && nulls != nil:
-		for i, x := range keys {
-			h := keymap.IntHash(x)
-			f := h >> fshift
-			hs[kept], sel[kept] = h, int32(i)
-			kept += int((filter[f/64] >> (f % 64)) & (^nulls[i>>6] >> (uint(i) & 63)) & 1)
-		}
-	case filter != nil && !build:
-		for i, x := range keys {
-			h := keymap.IntHash(x)
-			f := h >> fshift
-			hs[kept], sel[kept] = h, int32(i)
-			kept += int(filter[f/64] >> (f % 64) & 1)
-		}
-	case nulls != nil:
+	case build && filter != nil && nulls != nil: // the build side sets the filter's bits of its keys
+		kept = 0
 		for i, x := range keys {
 			h := keymap.IntHash(x)
 			has := ^nulls[i>>6] >> (uint(i) & 63) & 1
 			hs[kept], sel[kept] = h, int32(i)
 			kept += int(has)
-			if filter != nil {
-				f := h >> fshift
-				filter[f/64] |= has << (f % 64)
-			}
+			f := h >> fshift
+			filter[f/64] |= has << (f % 64)
 		}
-	default:
+	case build && filter != nil:
 		for i, x := range keys {
 			h := keymap.IntHash(x)
 			hs[i], sel[i] = h, int32(i)
-			if filter != nil {
-				f := h >> fshift
-				filter[f/64] |= 1 << (f % 64)
-			}
+			f := h >> fshift
+			filter[f/64] |= 1 << (f % 64)
 		}
-		kept = len(keys)
+	default:
+		kept = keepKeys(keys, nulls, filter, fshift, hs, sel)
 	}
 	if unmatched {
 		r.foldUnkept(vals, sel[:kept], len(keys), acc)
@@ -713,6 +697,42 @@ func (r *radixAggregate) scatterInts(keys []int64, nulls column.Bitmap, vals [][
 		}
 		pt.rows++
 	}
+}
+
+// keepKeys hashes int64 keys into hs and lists in sel, from the front, the rows whose key filter passes (nil:
+// every key) and nulls leaves (a word for every 64 rows; nil: none null), and returns how many it kept (hs and
+// sel hold a row's hash and number at the place it was kept). A row is kept by a bit, not a branch, and the
+// loop is chosen once: under js/wasm a branch per row is a jump through a dispatch table.
+func keepKeys(keys []int64, nulls column.Bitmap, filter []uint64, fshift uint, hs []uint64, sel []int32) int {
+	hs, sel = hs[:len(keys)], sel[:len(keys)]
+	kept := 0
+	switch {
+	case filter != nil && nulls != nil:
+		for i, x := range keys {
+			h := keymap.IntHash(x)
+			f := h >> fshift
+			hs[kept], sel[kept] = h, int32(i)
+			kept += int((filter[f/64] >> (f % 64)) & (^nulls[i>>6] >> (uint(i) & 63)) & 1)
+		}
+	case filter != nil:
+		for i, x := range keys {
+			h := keymap.IntHash(x)
+			f := h >> fshift
+			hs[kept], sel[kept] = h, int32(i)
+			kept += int(filter[f/64] >> (f % 64) & 1)
+		}
+	case nulls != nil:
+		for i, x := range keys {
+			hs[kept], sel[kept] = keymap.IntHash(x), int32(i)
+			kept += int(^nulls[i>>6] >> (uint(i) & 63) & 1)
+		}
+	default:
+		for i, x := range keys {
+			hs[i], sel[i] = keymap.IntHash(x), int32(i)
+		}
+		kept = len(keys)
+	}
+	return kept
 }
 
 // foldUnkept folds as unmatched the rows of a batch of n rows, with values vals and no nulls, that sel (the kept
