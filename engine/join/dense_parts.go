@@ -69,13 +69,8 @@ func (dp *denseParts) scatter(keys, w []int64, lo, span uint64, sel []int32) {
 	for _, i := range sel[:kept] {
 		u := uint64(keys[i]) - lo
 		pt := &parts[u>>shift]
-		if pt.room < 2 {
-			pt.nextChunk()
-		}
-		o := radixChunkWords - pt.room
-		pt.room -= 2
 		pt.rows++
-		row := pt.cur[o : o+2 : o+2]
+		row := pt.claim(2)
 		row[0], row[1] = u, uint64(w[i])
 	}
 }

@@ -263,12 +263,7 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 			}
 		}
 		pt := &parts[hx>>shift]
-		if pt.room < stride {
-			pt.nextChunk()
-		}
-		o := radixChunkWords - pt.room
-		pt.room -= stride
-		row := pt.cur[o : o+stride : o+stride]
+		row := pt.claim(stride)
 		pm := uint64(place+int64(r)) << keyedNullBits
 		if valNulls {
 			for j, v := range vals {
@@ -298,12 +293,7 @@ func (a *GroupAggregate) scatterLean(keys []int64, nulls column.Bitmap, vals [][
 	for k, h := range hs[:n] {
 		i := rows[k]
 		pt := &parts[h>>shift]
-		if pt.room < stride {
-			pt.nextChunk()
-		}
-		o := radixChunkWords - pt.room
-		pt.room -= stride
-		row := pt.cur[o : o+stride : o+stride]
+		row := pt.claim(stride)
 		row[0], row[1] = uint64(keys[i]), uint64(place+int64(i))<<keyedNullBits
 		switch len(vals) {
 		case 0:

@@ -549,12 +549,7 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 	for k, h := range hs {
 		i := int(sel[k])
 		pt := &parts[h>>shift]
-		if pt.room < stride {
-			pt.nextChunk()
-		}
-		o := radixChunkWords - pt.room
-		pt.room -= stride
-		row := pt.cur[o : o+stride : o+stride]
+		row := pt.claim(stride)
 		row[0] = h
 		if r.strKeys {
 			row[1], row[2] = w0s[k], w1s[k]
@@ -685,12 +680,7 @@ func (r *radixAggregate) scatterInts(keys []int64, nulls column.Bitmap, vals [][
 	for k, h := range hs[:kept] {
 		i := sel[k]
 		pt := &parts[h>>shift]
-		if pt.room < stride {
-			pt.nextChunk()
-		}
-		o := radixChunkWords - pt.room
-		pt.room -= stride
-		row := pt.cur[o : o+stride : o+stride]
+		row := pt.claim(stride)
 		row[0] = h
 		for j, v := range vals {
 			row[1+j] = uint64(v[i])
@@ -759,7 +749,6 @@ func (r *radixAggregate) foldUnkept(vals [][]int64, sel []int32, n int, acc []su
 // partitions take their bits from the top, and an equal tag implies an equal length (or two long keys).
 func keyTag(h uint64, n int) uint64 { return h&^keyLenMask | uint64(min(n, keyLenMask)) }
 
-// nextChunk starts a new chunk for pt's next rows.
 // partShift is the shift that takes a key hash to its partition among parts (all to 0 when there is one).
 func (r *radixAggregate) partShift(parts int) uint {
 	if parts == 1 {
@@ -768,11 +757,26 @@ func (r *radixAggregate) partShift(parts int) uint {
 	return 64 - r.bits
 }
 
+// nextChunk starts a new chunk for pt's next rows. Not inlined, so that claim, which calls it once a chunk,
+// stays small enough to inline in the scatter loops.
+//
+//go:noinline
 func (pt *radixPart) nextChunk() {
 	if pt.cur != nil {
 		pt.chunks = append(pt.chunks, pt.cur)
 	}
 	pt.cur, pt.room = radixChunks.Get().(*radixChunk), radixChunkWords
+}
+
+// claim returns the next stride words of pt's chunk, starting a new chunk when this one has less room (a row
+// never spans two chunks). Its cost is at the compiler's inlining budget (go build -gcflags=-m): the scatter
+// loops call it a row, so keep it this small.
+func (pt *radixPart) claim(stride int) []uint64 {
+	if pt.room < stride {
+		pt.nextChunk()
+	}
+	pt.room -= stride
+	return pt.cur[radixChunkWords-pt.room-stride:][:stride]
 }
 
 // release empties pt, giving its chunks back to radixChunks.

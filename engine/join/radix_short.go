@@ -58,13 +58,8 @@ func (r *radixAggregate) scatterShort(strs []string, pair [2][]int64, n int, val
 		for o := 0; o+4 <= len(st); o += 4 {
 			src := st[o : o+4 : o+4]
 			pt := &parts[src[0]>>shift]
-			if pt.room < 4 {
-				pt.nextChunk()
-			}
-			d := radixChunkWords - pt.room
-			pt.room -= 4
 			pt.rows++
-			dst := pt.cur[d : d+4 : d+4]
+			dst := pt.claim(4)
 			dst[0], dst[1], dst[2], dst[3] = src[0], src[1], src[2], src[3]
 		}
 		return true
@@ -72,13 +67,8 @@ func (r *radixAggregate) scatterShort(strs []string, pair [2][]int64, n int, val
 	for o := 0; o+stride <= len(st); o += stride {
 		src := st[o : o+stride : o+stride]
 		pt := &parts[src[0]>>shift]
-		if pt.room < stride {
-			pt.nextChunk()
-		}
-		d := radixChunkWords - pt.room
-		pt.room -= stride
 		pt.rows++
-		dst := pt.cur[d : d+stride : d+stride]
+		dst := pt.claim(stride)
 		for j, w := range src {
 			dst[j] = w
 		}

@@ -45,7 +45,7 @@ func BenchmarkStrs(b *testing.B) {
 		for b.Loop() {
 			NewStrs(len(build)).PushTo(build, rows, false, prev)
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(build)), "ns/key")
+		reportPerKey(b, len(build))
 	})
 	m := NewStrs(len(build))
 	m.PushTo(build, rows, false, prev)
@@ -59,6 +59,11 @@ func BenchmarkStrs(b *testing.B) {
 		for b.Loop() {
 			m.FindTo(probe, at, vals)
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(probe)), "ns/key")
+		reportPerKey(b, len(probe))
 	})
+}
+
+// reportPerKey reports a benchmark's time per key, for keys keys a loop.
+func reportPerKey(b *testing.B, keys int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys), "ns/key")
 }
