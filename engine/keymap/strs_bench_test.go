@@ -36,10 +36,7 @@ func strsBenchKeys(rng *rand.Rand, n, distinct int) []string {
 func BenchmarkStrs(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	build := strsBenchKeys(rng, 1_000_000, 1_000_000)
-	rows := make([]int32, len(build))
-	for i := range rows {
-		rows[i] = int32(i)
-	}
+	rows := rowNumbers(len(build))
 	prev := make([]int32, len(build))
 	b.Run("PushTo", func(b *testing.B) {
 		for b.Loop() {
@@ -50,10 +47,7 @@ func BenchmarkStrs(b *testing.B) {
 	m := NewStrs(len(build))
 	m.PushTo(build, rows, false, prev)
 	probe := strsBenchKeys(rng, 2_000_000, 1_300_000)
-	at := make([]int32, len(probe))
-	for i := range at {
-		at[i] = int32(i)
-	}
+	at := rowNumbers(len(probe))
 	vals := make([]int32, len(probe))
 	b.Run("FindTo", func(b *testing.B) {
 		for b.Loop() {
@@ -66,4 +60,13 @@ func BenchmarkStrs(b *testing.B) {
 // reportPerKey reports a benchmark's time per key, for keys keys a loop.
 func reportPerKey(b *testing.B, keys int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*keys), "ns/key")
+}
+
+// rowNumbers is 0, 1, …, n-1.
+func rowNumbers(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
 }
