@@ -235,7 +235,12 @@ func (v *Vector) Gather(idx []int32) *Vector {
 // memory).
 func gather[T any](src []T, idx []int32) ([]T, bool) {
 	dst := make([]T, len(idx))
-	if len(src) == 0 { // every i is negative, and dst is all zero values
+	if len(src) == 0 { // only null-extended rows come from no rows: dst is all zero values
+		for _, i := range idx {
+			if i >= 0 {
+				_ = src[i] // out of range, as it would be below
+			}
+		}
 		return dst, len(idx) > 0
 	}
 	var neg int32

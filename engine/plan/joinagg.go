@@ -174,10 +174,13 @@ func (n *joinAggNode) physical() string {
 func (n *joinAggNode) open(_ context.Context, env *exec.Env, c []exec.Operator) (exec.Operator, error) {
 	jp := n.join.jp
 	a, err := join.NewHashAggregate(jp.Spec, c[0], c[1], jp.BuildLeft, env.Budget, n.aggs, n.schema)
-	if err == nil && jp.Where != nil {
+	if err != nil {
+		return nil, err
+	}
+	if jp.Where != nil {
 		a.SetWhere(jp.Where)
 	}
-	return a, err
+	return a, nil
 }
 
 // joinGroupAggNode is a grouped summarize folded into the hash join below it (see aggregateJoins).
