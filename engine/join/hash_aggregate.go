@@ -173,30 +173,23 @@ type aggTarget struct {
 func (a *pairAggregator) addRows(h *Hash, pb *column.Batch, pidx, bidx []int32) {
 	for k := range a.aggs {
 		t := &a.aggs[k]
-		if !t.sum {
+		switch {
+		case !t.sum:
 			t.n += int64(len(bidx))
-			continue
+		case t.fromProbe && pb != nil:
+			t.add(pb.Cols[t.col], pidx)
+		case !t.fromProbe:
+			t.add(h.table.Cols[t.col], bidx)
 		}
-		if t.fromProbe {
-			if pb == nil {
-				continue
-			}
-			v := pb.Cols[t.col]
-			for _, p := range pidx {
-				if v.IsNull(int(p)) {
-					continue
-				}
-				t.n++
-				if t.real {
-					t.f += v.Reals[p]
-				} else {
-					t.i += v.Ints[p]
-				}
-			}
-			continue
-		}
-		v := h.table.Cols[t.col]
-		for _, r := range bidx {
+	}
+}
+
+// add folds the values of v at rows (-1: a null-extended row, skipped) into t's sum. The loop is chosen once,
+// by the sum's type and whether v has nulls: under js/wasm a test per row is a jump through a dispatch table.
+func (t *aggTarget) add(v *column.Vector, rows []int32) {
+	switch {
+	case v.HasNulls():
+		for _, r := range rows {
 			if r < 0 || v.IsNull(int(r)) {
 				continue
 			}
@@ -207,5 +200,22 @@ func (a *pairAggregator) addRows(h *Hash, pb *column.Batch, pidx, bidx []int32) 
 				t.i += v.Ints[r]
 			}
 		}
+	case t.real:
+		for _, r := range rows {
+			if r >= 0 {
+				t.n++
+				t.f += v.Reals[r]
+			}
+		}
+	case len(v.Ints) > 0: // else every row is null-extended
+		vals := v.Ints
+		var s, n int64
+		for _, r := range rows {
+			keep := int64(^r >> 31 & 1) // 0 for a null-extended row, which reads row 0 and adds nothing
+			s += vals[r&^(r>>31)] * keep
+			n += keep
+		}
+		t.i += s
+		t.n += n
 	}
 }
