@@ -72,9 +72,11 @@ type keyedProbe struct {
 	kns     []int32
 	row     []uint64
 	one     [1]int32
-	// hashes and kept are scatterLean's scratch: per kept row of a batch, its key's hash and its row.
+	// hashes and kept are scatterLean's scratch: per kept row of a batch, its key's hash and its row; vals the
+	// batch's carried values.
 	hashes []uint64
 	kept   []int32
+	vals   [][]int64
 }
 
 const (
@@ -242,11 +244,12 @@ func (a *GroupAggregate) scatterKeyed(key *column.Vector, vals []*column.Vector,
 		valNulls = valNulls || v.HasNulls()
 	}
 	if sel == nil && !valNulls && (!nulls || !a.h.ps.unmatched) {
-		ints := make([][]int64, len(vals))
-		for j, v := range vals {
-			ints[j] = v.Ints[:n]
+		kp.vals = kp.vals[:0]
+		for _, v := range vals {
+			kp.vals = append(kp.vals, v.Ints[:n])
 		}
-		a.scatterLean(key.Ints[:n], keyNullWords(key, n), ints, place)
+		a.scatterLean(key.Ints[:n], keyNullWords(key, n), kp.vals, place)
+		clear(kp.vals) // hold no batch past its scatter
 		return
 	}
 	for i := range liveCount(sel, n) {
