@@ -330,9 +330,10 @@ func (s *stream) begin(m protocol.Message) {
 	s.started = true
 }
 
-// flush posts the rows and events gathered since the last flush, events in messages of at most
-// maxEventsPerMessage (the reads while planning may have gathered more), then yields. Before the started
-// message it posts nothing and keeps what it has, only yielding, so that a cancel still gets in.
+// flush posts the rows and events gathered since the last flush in messages of at most maxRowsPerMessage rows
+// (an engine batch may hold more) and maxEventsPerMessage events (the reads while planning may have gathered
+// more), yielding after each, so that a paused run's Step lets exactly one message through. Before the
+// started message it posts nothing and keeps what it has, only yielding, so that a cancel still gets in.
 func (s *stream) flush() {
 	s.postMu.Lock()
 	defer s.postMu.Unlock()
@@ -347,18 +348,24 @@ func (s *stream) flush() {
 	s.rows, s.events, s.dropped = nil, nil, 0
 	s.sent += int64(len(events))
 	s.mu.Unlock()
-	if len(rows) > 0 || len(events) > 0 || dropped > 0 {
-		// A run of zero-column rows would pack to "" like no rows at all; such queries are not expressible.
-		m := protocol.Message{Type: protocol.MessageBatch, ID: s.id, Rows: protocol.PackRows(rows), Dropped: dropped}
-		for len(events) > maxEventsPerMessage {
-			m.Events, events = events[:maxEventsPerMessage], events[maxEventsPerMessage:]
-			s.post(m)
-			m = protocol.Message{Type: protocol.MessageBatch, ID: s.id}
+	// The events go out once the rows before them have, so a rows_emitted total never runs ahead of the rows
+	// the page holds. A run of zero-column rows would pack to "" like no rows at all; such queries are not
+	// expressible.
+	for len(rows) > 0 || len(events) > 0 || dropped > 0 {
+		m := protocol.Message{Type: protocol.MessageBatch, ID: s.id, Dropped: dropped}
+		dropped = 0
+		n := min(len(rows), maxRowsPerMessage)
+		m.Rows, rows = protocol.PackRows(rows[:n]), rows[n:]
+		if len(rows) == 0 {
+			n = min(len(events), maxEventsPerMessage)
+			m.Events, events = events[:n], events[n:]
 		}
-		m.Events = events
 		s.post(m)
+		if len(rows) > 0 || len(events) > 0 {
+			s.yieldToPage()
+		}
 	}
-	s.yieldToPage()
+	s.yieldToPage() // also when nothing was posted: a cancel still gets in
 }
 
 // yieldToPage calls yield, counting the time it held the run as the page's. s.postMu must be held.

@@ -77,6 +77,33 @@ func TestStreamScenario(t *testing.T) {
 	}
 }
 
+// TestStreamYieldsAfterEveryMessage checks that a batch of the engine larger than maxRowsPerMessage goes out
+// in several messages with a yield after each: the page's Step lets one message through per yield, and
+// counts them.
+func TestStreamYieldsAfterEveryMessage(t *testing.T) {
+	var log []byte
+	var rows int
+	Stream(context.Background(), 7, &protocol.Run{
+		Query:    "@Users | join kind=inner (@Listens) on user_id | project name, user_id, song_id",
+		Scenario: ScenarioUsersListens, Seed: 3,
+		Knobs: map[string]float64{"users": 50, "listens": 12_000},
+	}, func(m protocol.Message) {
+		if m.Type == protocol.MessageBatch {
+			log = append(log, 'm')
+			rows += len(protocol.UnpackRows(m.Rows, 3))
+		}
+	}, func() { log = append(log, 'y') })
+	if rows != 12_000 {
+		t.Fatalf("%d rows posted, want 12000", rows)
+	}
+	if n := strings.Count(string(log), "m"); n <= 12_000/maxRowsPerMessage {
+		t.Fatalf("%d batch messages for 12000 rows, want more than %d", n, 12_000/maxRowsPerMessage)
+	}
+	if strings.Contains(string(log), "mm") {
+		t.Errorf("two batch messages with no yield between them: %s", log)
+	}
+}
+
 // Past MaxStreamRows a run posts trace events only; they still come in messages of bounded size, which the
 // page decodes in one piece.
 func TestStreamBoundsEventsPerMessage(t *testing.T) {
