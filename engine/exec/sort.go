@@ -109,7 +109,7 @@ const outBatchRows = source.BatchRows
 // sortOutRows is the size of a sort's output batches, each gathered from its input as it goes out: larger
 // than outBatchRows, as a gather per small batch cost a tenth more in all under js/wasm (node) than one gather
 // of every row, and the gathered batches are the caller's, so they hold no memory of the sort's.
-const sortOutRows = 16 * outBatchRows
+const sortOutRows = 4 * outBatchRows
 
 // load reads the input. It holds the batches as they come (a batch belongs to its caller) and concatenates
 // them once, at their total size, when it sorts — at the end, at a top's compaction, or at a spill — instead of

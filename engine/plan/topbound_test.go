@@ -119,7 +119,7 @@ func TestTopBoundIsExact(t *testing.T) {
 			for _, keys := range keyLists {
 				ns := []int64{0, 1, 7, 100_000}
 				if !sz.nulls {
-					ns = []int64{7, 100} // 100 rows of a 1,024-row batch: a cut with better rows still to come
+					ns = []int64{7, 100} // 100 rows of a batch: a cut with better rows still to come
 				}
 				for _, n := range fulltest.Pick(sample, ns) {
 					for _, sh := range fulltest.Pick(sample, shapes) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/joinlab/joinlab/engine/column"
+	"github.com/joinlab/joinlab/engine/source"
 )
 
 // TestMetricsPayloadPaths scans Metrics for flat columns and payload paths mixed, over partitions larger than
@@ -16,7 +17,9 @@ import (
 func TestMetricsPayloadPaths(t *testing.T) {
 	const seed = 3
 	t.Logf("seed=%d", seed)
-	ds, err := Generate(seed, Config{Devices: 30, Faulty: 0.5, PartitionMinutes: 60})
+	// Enough devices that each partition's hour of rows spans more than one batch.
+	devices := source.BatchRows/60 + 10
+	ds, err := Generate(seed, Config{Devices: devices, Faulty: 0.5, PartitionMinutes: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +35,8 @@ func TestMetricsPayloadPaths(t *testing.T) {
 		}
 		cols = append(cols, schema[i])
 	}
-	if m.Rows() != 30*3*60 || m.Partitions() != 3 {
-		t.Fatalf("%d rows in %d partitions, want %d in 3", m.Rows(), m.Partitions(), 30*3*60)
+	if m.Rows() != devices*3*60 || m.Partitions() != 3 {
+		t.Fatalf("%d rows in %d partitions, want %d in 3", m.Rows(), m.Partitions(), devices*3*60)
 	}
 	it := m.Scan(context.Background(), cols)
 	rows, batches, hot := 0, 0, 0
