@@ -114,10 +114,11 @@ type Hash struct {
 	// partitioned build holds of the budget while it runs (hash_radixbuild.go). Test knobs: noRadix keeps the
 	// build in row order and the probe streaming; radixBits > 0 turns both partitioned paths on at any table
 	// size with that many partition bits (at most the table's); radixWindow and radixMinWindow, when > 0,
-	// replace radixWindowRows and radixMinWindowRows, so small inputs take every branch.
+	// replace radixWindowRows and radixMinWindowRows, so small inputs take every branch; noKeyFilter leaves
+	// the partitioned probe without its key filter, as a budget that refuses it does.
 	buildHeld                   int64
 	radix                       *radixProbe
-	noRadix                     bool
+	noRadix, noKeyFilter        bool
 	radixBits                   uint
 	radixWindow, radixMinWindow int
 	// skip is unselected's buffer; noSelection, a test knob, makes the probe read a filter's copies (Next)

@@ -121,7 +121,7 @@ func (h *Hash) startRadix() {
 func (h *Hash) keyFilter() {
 	w := h.radix
 	fbits := filterLogBits(h.table.N)
-	if h.budget.Grow("the hash join's key filter", 1<<fbits/8) != nil {
+	if h.noKeyFilter || h.budget.Grow("the hash join's key filter", 1<<fbits/8) != nil {
 		return
 	}
 	h.held += 1 << fbits / 8
@@ -355,9 +355,20 @@ func (h *Hash) sortWindow(rows int) {
 		if h.lean(i) {
 			k := keys[0]
 			ints := k.Ints[:len(part)]
-			if filter == nil { // no nulls either (lean)
-				for r, x := range ints {
-					p := keymap.IntHash(x) >> shift
+			if filter == nil { // no nulls either (lean); four rows a turn
+				r := 0
+				for ; r+4 <= len(ints); r += 4 {
+					xs, ps := ints[r:r+4:r+4], part[r:r+4:r+4]
+					p0, p1 := uint16(keymap.IntHash(xs[0])>>shift), uint16(keymap.IntHash(xs[1])>>shift)
+					p2, p3 := uint16(keymap.IntHash(xs[2])>>shift), uint16(keymap.IntHash(xs[3])>>shift)
+					ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+					counts[p0]++
+					counts[p1]++
+					counts[p2]++
+					counts[p3]++
+				}
+				for ; r < len(ints); r++ {
+					p := keymap.IntHash(ints[r]) >> shift
 					part[r] = uint16(p)
 					counts[p]++
 				}
@@ -371,17 +382,25 @@ func (h *Hash) sortWindow(rows int) {
 				skip = w.noSkip
 			}
 			skip = skip[:len(part)]
-			rejected := 0
-			for r, x := range ints {
-				hx := keymap.IntHash(x)
-				f := hx >> fshift
-				keep := filter[f/64] >> (f % 64) & 1
-				in := uint64(b2u(!skip[r]))
-				out := uint16(keep&in - 1) // all ones for a row the filter rejects or the selection leaves out
-				p := uint16(hx>>shift)&^out | sink&out
+			rejected, r := 0, 0
+			for ; r+4 <= len(ints); r += 4 { // four rows a turn: see gather (engine/column) for why
+				xs, sk, ps := ints[r:r+4:r+4], skip[r:r+4:r+4], part[r:r+4:r+4]
+				p0, j0 := leanPart(keymap.IntHash(xs[0]), sk[0], filter, fshift, shift, sink)
+				p1, j1 := leanPart(keymap.IntHash(xs[1]), sk[1], filter, fshift, shift, sink)
+				p2, j2 := leanPart(keymap.IntHash(xs[2]), sk[2], filter, fshift, shift, sink)
+				p3, j3 := leanPart(keymap.IntHash(xs[3]), sk[3], filter, fshift, shift, sink)
+				ps[0], ps[1], ps[2], ps[3] = p0, p1, p2, p3
+				counts[p0]++
+				counts[p1]++
+				counts[p2]++
+				counts[p3]++
+				rejected += j0 + j1 + j2 + j3
+			}
+			for ; r < len(ints); r++ {
+				p, j := leanPart(keymap.IntHash(ints[r]), skip[r], filter, fshift, shift, sink)
 				part[r] = p
 				counts[p]++
-				rejected += int(in &^ keep)
+				rejected += j
 			}
 			filtered += int64(rejected)
 			if k.HasNulls() {
@@ -454,11 +473,25 @@ func (h *Hash) sortWindow(rows int) {
 		base := w.starts[i]
 		part := w.part[base : base+b.N]
 		ints, strs := w.keys[i][0].Ints, w.strs[i]
-		if h.lean(i) { // every row has a partition, the sink's included
+		if h.lean(i) { // every row has a partition, the sink's included; four rows a turn
 			ints = ints[:len(part)]
-			for r, p := range part {
-				at := counts[p]
-				counts[p]++
+			r := 0
+			for ; r+4 <= len(part); r += 4 {
+				ps, xs, row := part[r:r+4:r+4], ints[r:r+4:r+4], int32(base+r)
+				a0 := counts[ps[0]]
+				counts[ps[0]]++
+				a1 := counts[ps[1]]
+				counts[ps[1]]++
+				a2 := counts[ps[2]]
+				counts[ps[2]]++
+				a3 := counts[ps[3]]
+				counts[ps[3]]++
+				order[a0], order[a1], order[a2], order[a3] = row, row+1, row+2, row+3
+				ikeys[a0], ikeys[a1], ikeys[a2], ikeys[a3] = xs[0], xs[1], xs[2], xs[3]
+			}
+			for ; r < len(part); r++ {
+				at := counts[part[r]]
+				counts[part[r]]++
 				order[at] = int32(base + r)
 				ikeys[at] = ints[r]
 			}
@@ -483,6 +516,17 @@ func (h *Hash) sortWindow(rows int) {
 			}
 		}
 	}
+}
+
+// leanPart is the partition sortWindow's lean loop gives a row whose int64 key hashes to hx (keymap.IntHash):
+// the hash's top bits, or sink when the key filter proves it unmatched or the selection below leaves it out (skip), with no
+// branch; rejected is 1 for a selected row the filter proved unmatched.
+func leanPart(hx uint64, skip bool, filter []uint64, fshift, shift uint, sink uint16) (p uint16, rejected int) {
+	f := hx >> fshift
+	keep := filter[f/64] >> (f % 64) & 1
+	in := uint64(b2u(!skip))
+	out := uint16(keep&in - 1) // all ones for a row the filter rejects or the selection leaves out
+	return uint16(hx>>shift)&^out | sink&out, int(in &^ keep)
 }
 
 // lean reports whether window batch i takes sortWindow's loops with no branch on the data: one int64 key, and
