@@ -426,7 +426,7 @@ func TestProgressBarDuringLongRun(t *testing.T) {
 	}
 	// The page folds the share of input rows read after every batch it applies (ui.ProgressFold: what the
 	// bar draws, before its cap at 1), and the results carry the fold; a bar sampled on a timer would show only
-	// the batches a render happened to land on. The engine posts a batch at least every 2,000 output rows
+	// the batches a render happened to land on. The engine posts a batch at least every 4,096 output rows
 	// while it streams them (the first 200,000), each with the scans' events since the last (a batch it posts
 	// on its clock, during a scan, follows a scan's event too), so the share rises with nearly every batch
 	// however fast the machine is (with 178, 185 and 194 of 210–212 here): a bar stuck or moving only at the

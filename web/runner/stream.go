@@ -28,8 +28,10 @@ const (
 	// most 10 times a second, so posting faster only makes it merge more; 50 ms keeps the stream looking live.
 	FlushEvery = 50 * time.Millisecond
 	// maxRowsPerMessage bounds one message's size, and the time the page's WebAssembly spends unpacking it
-	// (a few milliseconds), when the engine produces rows faster than FlushEvery drains them.
-	maxRowsPerMessage = 2000
+	// (a few milliseconds), when the engine produces rows faster than FlushEvery drains them. It is one scan
+	// batch (source.BatchRows), so that a join's output, which comes a probe batch at a time, goes out about
+	// a message per batch of input, each carrying the scan's progress; a larger batch (a sort's) is split.
+	maxRowsPerMessage = source.BatchRows
 	// maxEventsPerMessage bounds a message's trace events likewise. Past MaxStreamRows a fast join posts
 	// only events, two per engine batch, and 50 ms of them made messages of 2,500 events (290 KB of JSON)
 	// that the page decoded in one go for 40 ms and more, freezing it. The page reads a message whole before
@@ -224,11 +226,21 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 	s.begin(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs,
 		Arbitrary: arbitraryTake(parsed), Strategies: strategies, Strategy: drawn, View: view})
 	st, err := p.Run(ctx, func(b *column.Batch) error {
-		if rows, _ := s.pending(); rows+b.N > maxRowsPerMessage {
-			s.flush()
+		// An engine batch may hold more rows than a message: it goes out in parts of at most
+		// maxRowsPerMessage, each flushed on its own, so a paused run's Step lets one part through.
+		for lo := 0; ; lo += maxRowsPerMessage {
+			part := b
+			if b.N > maxRowsPerMessage {
+				part = b.Slice(lo, min(lo+maxRowsPerMessage, b.N))
+			}
+			if rows, _ := s.pending(); rows+part.N > maxRowsPerMessage {
+				s.flush()
+			}
+			s.addRows(part, visible)
+			if err := s.maybeFlush(ctx); err != nil || lo+maxRowsPerMessage >= b.N {
+				return err
+			}
 		}
-		s.addRows(b, visible)
-		return s.maybeFlush(ctx)
 	})
 	if st != nil {
 		s.stats = &protocol.Stats{RowsOut: st.RowsOut, Batches: st.Batches, MemoryPeak: st.MemoryPeak,
@@ -330,10 +342,9 @@ func (s *stream) begin(m protocol.Message) {
 	s.started = true
 }
 
-// flush posts the rows and events gathered since the last flush in messages of at most maxRowsPerMessage rows
-// (an engine batch may hold more) and maxEventsPerMessage events (the reads while planning may have gathered
-// more), yielding after each, so that a paused run's Step lets exactly one message through. Before the
-// started message it posts nothing and keeps what it has, only yielding, so that a cancel still gets in.
+// flush posts the rows and events gathered since the last flush, events in messages of at most
+// maxEventsPerMessage (the reads while planning may have gathered more), then yields. Before the started
+// message it posts nothing and keeps what it has, only yielding, so that a cancel still gets in.
 func (s *stream) flush() {
 	s.postMu.Lock()
 	defer s.postMu.Unlock()
@@ -348,24 +359,18 @@ func (s *stream) flush() {
 	s.rows, s.events, s.dropped = nil, nil, 0
 	s.sent += int64(len(events))
 	s.mu.Unlock()
-	// The events go out once the rows before them have, so a rows_emitted total never runs ahead of the rows
-	// the page holds. A run of zero-column rows would pack to "" like no rows at all; such queries are not
-	// expressible.
-	for len(rows) > 0 || len(events) > 0 || dropped > 0 {
-		m := protocol.Message{Type: protocol.MessageBatch, ID: s.id, Dropped: dropped}
-		dropped = 0
-		n := min(len(rows), maxRowsPerMessage)
-		m.Rows, rows = protocol.PackRows(rows[:n]), rows[n:]
-		if len(rows) == 0 {
-			n = min(len(events), maxEventsPerMessage)
-			m.Events, events = events[:n], events[n:]
+	if len(rows) > 0 || len(events) > 0 || dropped > 0 {
+		// A run of zero-column rows would pack to "" like no rows at all; such queries are not expressible.
+		m := protocol.Message{Type: protocol.MessageBatch, ID: s.id, Rows: protocol.PackRows(rows), Dropped: dropped}
+		for len(events) > maxEventsPerMessage {
+			m.Events, events = events[:maxEventsPerMessage], events[maxEventsPerMessage:]
+			s.post(m)
+			m = protocol.Message{Type: protocol.MessageBatch, ID: s.id}
 		}
+		m.Events = events
 		s.post(m)
-		if len(rows) > 0 || len(events) > 0 {
-			s.yieldToPage()
-		}
 	}
-	s.yieldToPage() // also when nothing was posted: a cancel still gets in
+	s.yieldToPage()
 }
 
 // yieldToPage calls yield, counting the time it held the run as the page's. s.postMu must be held.

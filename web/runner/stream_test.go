@@ -77,14 +77,14 @@ func TestStreamScenario(t *testing.T) {
 	}
 }
 
-// TestStreamYieldsAfterEveryMessage checks that a batch of the engine larger than maxRowsPerMessage goes out
-// in several messages with a yield after each: the page's Step lets one message through per yield, and
-// counts them.
+// TestStreamYieldsAfterEveryMessage checks that a batch of the engine larger than maxRowsPerMessage (a sort
+// emits 16K rows a batch) goes out in several messages with a yield after each: the page's Step lets one
+// message through per yield, and counts them.
 func TestStreamYieldsAfterEveryMessage(t *testing.T) {
 	var log []byte
 	var rows int
 	Stream(context.Background(), 7, &protocol.Run{
-		Query:    "@Users | join kind=inner (@Listens) on user_id | project name, user_id, song_id",
+		Query:    "@Users | join kind=inner (@Listens) on user_id | project name, user_id, song_id | sort by song_id",
 		Scenario: ScenarioUsersListens, Seed: 3,
 		Knobs: map[string]float64{"users": 50, "listens": 12_000},
 	}, func(m protocol.Message) {
