@@ -486,12 +486,13 @@ func (h *Hash) unselected(sel []int32, n int) []bool {
 	return h.skip
 }
 
-// dropUnselected marks the rows skip lists dropped in heads.
+// dropUnselected marks the rows skip lists dropped in heads, with no branch on the data: a skipped row's head
+// is replaced whole by a mask, the others are written back as they were.
 func dropUnselected(heads []int32, skip []bool) {
+	heads = heads[:len(skip)]
 	for i, s := range skip {
-		if s {
-			heads[i] = dropped
-		}
+		m := -int32(b2u(s)) // all ones for a skipped row
+		heads[i] = heads[i]&^m | dropped&m
 	}
 }
 

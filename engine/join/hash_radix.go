@@ -543,7 +543,12 @@ func (h *Hash) lookupSorted() {
 	heads := w.heads
 	if h.ints != nil {
 		h.ints.FindTo(w.ikeys[:w.keyed], w.order, heads)
-		for _, r := range w.order[w.keyed:] {
+		sink, j := w.order[w.keyed:], 0
+		for ; j+4 <= len(sink); j += 4 { // four rows a turn: see gather (engine/column) for why
+			rs := sink[j : j+4 : j+4]
+			heads[rs[0]], heads[rs[1]], heads[rs[2]], heads[rs[3]] = noMatch, noMatch, noMatch, noMatch
+		}
+		for _, r := range sink[j:] {
 			heads[r] = noMatch
 		}
 		for i, skip := range w.skips { // the sink's rows a selection left out are dropped, not unmatched

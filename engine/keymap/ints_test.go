@@ -34,7 +34,8 @@ func intCases() map[string][]int64 {
 }
 
 // TestIntsFindsWhatWasPushed fills a map made for its keys and finds every key, with the value of its last
-// push and More exactly on the keys pushed twice, in Find, Lookup, FindEach and FindTo; absent keys find -1.
+// push and More exactly on the keys pushed twice, in Find, Lookup, FindEach and FindTo; absent keys find -1, in
+// Find and FindTo.
 func TestIntsFindsWhatWasPushed(t *testing.T) {
 	for name, keys := range intCases() {
 		m := NewInts(len(keys))
@@ -61,9 +62,24 @@ func TestIntsFindsWhatWasPushed(t *testing.T) {
 		for _, k := range keys {
 			present[k] = true
 		}
+		var absent []int64
 		for k := int64(-50); k < 50; k++ {
-			if !present[k*7+3] && m.Find(k*7+3) != -1 {
-				t.Fatalf("%s: absent key %d found", name, k*7+3)
+			if !present[k*7+3] {
+				absent = append(absent, k*7+3)
+			}
+		}
+		if !present[0] { // the zero key, which an empty slot's key field equals
+			absent = append(absent, 0)
+		}
+		at := make([]int32, len(absent))
+		for j := range at {
+			at[j] = int32(j)
+		}
+		to := make([]int32, len(absent))
+		m.FindTo(absent, at, to)
+		for j, k := range absent {
+			if m.Find(k) != -1 || to[j] != -1 {
+				t.Fatalf("%s: absent key %d found: Find %d, FindTo %d", name, k, m.Find(k), to[j])
 			}
 		}
 	}
