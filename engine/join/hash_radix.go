@@ -57,6 +57,8 @@ type radixProbe struct {
 	// that a window was cut short by the budget. Tests and explain read them.
 	windows, sorted int
 	overBudget      bool
+	// chained records that some build key has more than one row, so that a head may start a chain to touch.
+	chained bool
 	// filter, for an int64 key, has bit IntHash(k) >> fshift set for every build key (see keyFilter); nil when
 	// the budget refused it. filtered counts the probe rows it proved unmatched, for explain and tests.
 	filter   []uint64
@@ -106,8 +108,19 @@ func (h *Hash) startRadix() {
 	if bits == 0 {
 		return
 	}
-	h.radix = &radixProbe{bits: bits, counts: make([]int, 1<<bits+1)} // the last: sortWindow's sink
+	// counts has one more place than partitions: sortWindow's sink.
+	h.radix = &radixProbe{bits: bits, counts: make([]int, 1<<bits+1), chained: anyChained(h.next)}
 	h.keyFilter()
+}
+
+// anyChained reports whether some build row has a next row in its key's chain (next, see hashtable.go): when
+// none has, every head is one row and touchChains has nothing to touch. One pass with no branch on the data.
+func anyChained(next []int32) bool {
+	var all int32
+	for _, r := range next {
+		all |= ^r // negative exactly when r >= 0
+	}
+	return all < 0
 }
 
 // keyFilter sets the partitioned probe's filter of the build keys: filterBitsPerRow bits a build row, one set
@@ -174,7 +187,7 @@ func (h *Hash) nextRadix(ctx context.Context) (bool, error) {
 	w.pos++
 	h.pb, h.pkeys = w.batches[i], w.keys[i]
 	h.heads = w.heads[w.starts[i] : w.starts[i]+w.batches[i].N]
-	if !h.ps.semi && !h.ps.anti { // those output probe rows by whether a head was found, walking no chain
+	if w.chained && !h.ps.semi && !h.ps.anti { // those output probe rows by whether a head was found, walking no chain
 		h.touchChains()
 	}
 	return true, nil

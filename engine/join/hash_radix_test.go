@@ -228,3 +228,21 @@ func TestHashRadixStringFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyChained checks the test that lets the partitioned probe skip touchChains: only a row with a next row
+// (a value of 0 or more) makes a chain; -1 (a chain's end) and notIndexed do not.
+func TestAnyChained(t *testing.T) {
+	for _, c := range []struct {
+		next []int32
+		want bool
+	}{
+		{nil, false},
+		{[]int32{-1, -1, notIndexed}, false},
+		{[]int32{-1, 0, -1}, true},
+		{[]int32{notIndexed, -1, 1 << 30}, true},
+	} {
+		if got := anyChained(c.next); got != c.want {
+			t.Errorf("anyChained(%v) = %v, want %v", c.next, got, c.want)
+		}
+	}
+}
