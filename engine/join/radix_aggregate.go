@@ -103,8 +103,10 @@ type radixAggregate struct {
 	// first two words (string keys) and its row number.
 	hashes, words0, words1 []uint64
 	sel                    []int32
-	// stage is scatterShort's scratch: per kept row of a batch, the row it copies into its partition.
-	stage []uint64
+	// stage is scatterShort's scratch: per kept row of a batch, the row it copies into its partition;
+	// pairNulls the null words of a batch's pair of key columns.
+	stage     []uint64
+	pairNulls column.Bitmap
 
 	// Test knobs: forceBits, when >= 0, fixes bits; bufferBatches, when >= 0, stops holding probe rows after
 	// that many batches, as if the budget had run out.
@@ -526,7 +528,12 @@ func (r *radixAggregate) scatter(b *column.Batch, build bool, parts []radixPart)
 			r.encs, r.buf = encodedKeys(keys, 0, n, r.buf, r.encs)
 			strs = r.encs
 		}
-		if !keyNulls && !valNulls && !r.inline && r.scatterShort(strs, pair, n, ints, build, unmatched, parts) {
+		var nulls column.Bitmap // a pair's null keys: either column's null
+		if keyNulls && pair[0] != nil {
+			r.pairNulls = orNullWords(keys[0], keys[1], n, r.pairNulls)
+			nulls = r.pairNulls
+		}
+		if (!keyNulls || pair[0] != nil) && !valNulls && !r.inline && r.scatterShort(strs, pair, nulls, n, ints, build, unmatched, parts) {
 			return
 		}
 	}
@@ -628,6 +635,23 @@ func (r *radixAggregate) hashKeys(keys []*column.Vector, strs []string, pair [2]
 		}
 	}
 	return kept
+}
+
+// orNullWords is the null bitmap of a key of columns a and b over their first n rows — a row is null when
+// either value is — in buf, reused; nil when neither has a null.
+func orNullWords(a, b *column.Vector, n int, buf column.Bitmap) column.Bitmap {
+	na, nb := keyNullWords(a, n), keyNullWords(b, n)
+	switch {
+	case na == nil:
+		return nb
+	case nb == nil:
+		return na
+	}
+	buf = growTo(buf, len(na))
+	for i := range buf {
+		buf[i] = na[i] | nb[i]
+	}
+	return buf
 }
 
 // keyNullWords is k's null bitmap as a word for each of its first n rows, or nil when none of them is null.

@@ -22,9 +22,10 @@ import (
 // loops over the same partitions.
 
 // scatterShort is scatter for the shape above, over a batch of n rows whose keys are strs or, for two int64
-// key columns, pair (a 16-byte key whose words are the two values; see intPair); it reports false, having
-// changed nothing, when the batch does not have the shape (a key of another length).
-func (r *radixAggregate) scatterShort(strs []string, pair [2][]int64, n int, vals [][]int64, build, unmatched bool, parts []radixPart) bool {
+// key columns, pair (a 16-byte key whose words are the two values; see intPair) with null keys where nulls
+// (a word for every 64 rows; nil: none) says; it reports false, having changed nothing, when the batch does
+// not have the shape (a key of another length). A null key's row is not kept, as a key the filter rejects.
+func (r *radixAggregate) scatterShort(strs []string, pair [2][]int64, nulls column.Bitmap, n int, vals [][]int64, build, unmatched bool, parts []radixPart) bool {
 	stride := 3 + len(vals)
 	if need := n * stride; cap(r.stage) < need {
 		r.stage = make([]uint64, need)
@@ -32,7 +33,7 @@ func (r *radixAggregate) scatterShort(strs []string, pair [2][]int64, n int, val
 	st := r.stage[:n*stride]
 	kept, ok := len(pair[0]), true
 	if pair[0] != nil {
-		kept = r.hashPairs(pair, st, stride, build)
+		kept = r.hashPairs(pair, nulls, st, stride, build)
 	} else {
 		kept, ok = r.hashShort(strs, st, stride, build)
 	}
@@ -123,14 +124,26 @@ func (r *radixAggregate) hashShort(strs []string, st []uint64, stride int, build
 	return len(strs), true
 }
 
-// hashPairs is hashShort for a key of two int64 columns: the words are the values as they are, so no key is
-// encoded and every row fits.
-func (r *radixAggregate) hashPairs(pair [2][]int64, st []uint64, stride int, build bool) int {
+// hashPairs is hashShort for a key of two int64 columns, whose null keys nulls marks (nil: none): the words
+// are the values as they are, so no key is encoded and every row fits. A null key's row is not kept, and its
+// key sets no filter bit; a row is kept by a bit, not a branch (see keepKeys).
+func (r *radixAggregate) hashPairs(pair [2][]int64, nulls column.Bitmap, st []uint64, stride int, build bool) int {
 	k0, k1 := pair[0], pair[1][:len(pair[0])]
 	sel := r.sel[:len(k0)]
 	filter, fshift := r.filter, r.filterShift
 	kept := 0
-	if filter != nil && !build {
+	switch {
+	case filter != nil && !build && nulls != nil:
+		for i, x := range k0 {
+			w0, w1 := uint64(x), uint64(k1[i])
+			h := pairHash(w0, w1)
+			f := h >> fshift
+			e := st[kept*stride : kept*stride+3 : kept*stride+3]
+			e[0], e[1], e[2] = h, w0, w1
+			sel[kept] = int32(i)
+			kept += int(filter[f/64] >> (f % 64) & (^nulls[i>>6] >> (uint(i) & 63)) & 1)
+		}
+	case filter != nil && !build:
 		for i, x := range k0 {
 			w0, w1 := uint64(x), uint64(k1[i])
 			h := pairHash(w0, w1)
@@ -140,20 +153,35 @@ func (r *radixAggregate) hashPairs(pair [2][]int64, st []uint64, stride int, bui
 			sel[kept] = int32(i)
 			kept += int(filter[f/64] >> (f % 64) & 1)
 		}
-		return kept
-	}
-	for i, x := range k0 {
-		w0, w1 := uint64(x), uint64(k1[i])
-		h := pairHash(w0, w1)
-		e := st[i*stride : i*stride+3 : i*stride+3]
-		e[0], e[1], e[2] = h, w0, w1
-		sel[i] = int32(i)
-		if filter != nil {
-			f := h >> fshift
-			filter[f/64] |= 1 << (f % 64)
+	case nulls != nil: // a build side (or a probe with no filter) with null keys
+		for i, x := range k0 {
+			w0, w1 := uint64(x), uint64(k1[i])
+			h := pairHash(w0, w1)
+			in := ^nulls[i>>6] >> (uint(i) & 63) & 1
+			e := st[kept*stride : kept*stride+3 : kept*stride+3]
+			e[0], e[1], e[2] = h, w0, w1
+			sel[kept] = int32(i)
+			if filter != nil {
+				f := h >> fshift
+				filter[f/64] |= in << (f % 64)
+			}
+			kept += int(in)
 		}
+	default:
+		for i, x := range k0 {
+			w0, w1 := uint64(x), uint64(k1[i])
+			h := pairHash(w0, w1)
+			e := st[i*stride : i*stride+3 : i*stride+3]
+			e[0], e[1], e[2] = h, w0, w1
+			sel[i] = int32(i)
+			if filter != nil {
+				f := h >> fshift
+				filter[f/64] |= 1 << (f % 64)
+			}
+		}
+		kept = len(k0)
 	}
-	return len(k0)
+	return kept
 }
 
 // intPair reports whether keys are two columns stored as int64, whose encoding (encodedInts) is 16 bytes: the
