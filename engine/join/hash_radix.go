@@ -3,6 +3,7 @@ package join
 import (
 	"context"
 	"fmt"
+	"math/bits"
 
 	"github.com/joinlab/joinlab/engine/column"
 	"github.com/joinlab/joinlab/engine/keymap"
@@ -416,10 +417,12 @@ func (h *Hash) sortWindow(rows int) {
 				rejected += j
 			}
 			filtered += int64(rejected)
-			if k.HasNulls() {
-				for r := range part {
-					if !k.IsNull(r) {
-						continue
+			// The null keys' rows, found a word of the bitmap at a time: only they cost a turn.
+			for wi, word := range keyNullWords(k, len(part)) {
+				for ; word != 0; word &= word - 1 {
+					r := wi<<6 + bits.TrailingZeros64(word)
+					if r >= len(part) {
+						break
 					}
 					if p := part[r]; p != sink {
 						counts[p]--
