@@ -476,14 +476,25 @@ func (h *Hash) unselected(sel []int32, n int) []bool {
 	if sel == nil {
 		return nil
 	}
-	h.skip = growTo(h.skip, n)
-	for i := range h.skip {
-		h.skip[i] = true
+	h.skip = markUnselected(growTo(h.skip, n), sel)
+	return h.skip
+}
+
+// markUnselected sets skip[r] to whether row r is left out of sel, and returns skip. It fills skip with true
+// by copies that double (a memmove each, where a loop storing a byte a turn is a jump a row under js/wasm),
+// then clears the rows of sel.
+func markUnselected(skip []bool, sel []int32) []bool {
+	if len(skip) == 0 {
+		return skip
+	}
+	skip[0] = true
+	for k := 1; k < len(skip); k *= 2 {
+		copy(skip[k:], skip[:k])
 	}
 	for _, r := range sel {
-		h.skip[r] = false
+		skip[r] = false
 	}
-	return h.skip
+	return skip
 }
 
 // dropUnselected marks the rows skip lists dropped in heads, with no branch on the data: a skipped row's head

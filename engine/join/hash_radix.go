@@ -258,7 +258,7 @@ func (h *Hash) fillWindow(ctx context.Context) error {
 		}
 		var skip []bool
 		if sel != nil {
-			skip = append([]bool(nil), h.unselected(sel, b.N)...)
+			skip = markUnselected(make([]bool, b.N), sel) // the window holds it: not unselected's buffer
 		}
 		w.skips = append(w.skips, skip)
 		keys := h.keyCols(b, false)
