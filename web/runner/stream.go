@@ -226,8 +226,9 @@ func (s *stream) run(ctx context.Context, run *protocol.Run) error {
 	s.begin(protocol.Message{Type: protocol.MessageStarted, ID: s.id, Columns: names, Explain: p.Explain(), Inputs: inputs,
 		Arbitrary: arbitraryTake(parsed), Strategies: strategies, Strategy: drawn, View: view})
 	st, err := p.Run(ctx, func(b *column.Batch) error {
-		// An engine batch may hold more rows than a message: it goes out in parts of at most
-		// maxRowsPerMessage, each flushed on its own, so a paused run's Step lets one part through.
+		// An engine batch may hold more rows than a message (a sort's does): it goes out in parts of at most
+		// maxRowsPerMessage rows, each with its rows_emitted event, and a message holds no more than that,
+		// so that a paused run's Step (one message) brings the events the page shows moving on.
 		for lo := 0; ; lo += maxRowsPerMessage {
 			part := b
 			if b.N > maxRowsPerMessage {
