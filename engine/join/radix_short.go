@@ -98,9 +98,7 @@ func (r *radixAggregate) hashShort(strs []string, st []uint64, stride int, build
 			h := keymap.HashWords(n, w0, w1)
 			h = keyTag(h^h>>31, n)
 			f := h >> fshift
-			e := st[kept*stride : kept*stride+3 : kept*stride+3]
-			e[0], e[1], e[2] = h, w0, w1
-			sel[kept] = int32(i)
+			stageShort(st, sel, stride, kept, i, h, w0, w1)
 			kept += int(filter[f/64] >> (f % 64) & 1)
 		}
 		return kept, true
@@ -113,9 +111,7 @@ func (r *radixAggregate) hashShort(strs []string, st []uint64, stride int, build
 		w0, w1 := keymap.Word(s), keymap.Word(s[n-8:])>>(8*(keymap.InlineBytes-n))
 		h := keymap.HashWords(n, w0, w1)
 		h = keyTag(h^h>>31, n)
-		e := st[i*stride : i*stride+3 : i*stride+3]
-		e[0], e[1], e[2] = h, w0, w1
-		sel[i] = int32(i)
+		stageShort(st, sel, stride, i, i, h, w0, w1)
 		if filter != nil {
 			f := h >> fshift
 			filter[f/64] |= 1 << (f % 64)
@@ -138,9 +134,7 @@ func (r *radixAggregate) hashPairs(pair [2][]int64, nulls column.Bitmap, st []ui
 			w0, w1 := uint64(x), uint64(k1[i])
 			h := pairHash(w0, w1)
 			f := h >> fshift
-			e := st[kept*stride : kept*stride+3 : kept*stride+3]
-			e[0], e[1], e[2] = h, w0, w1
-			sel[kept] = int32(i)
+			stageShort(st, sel, stride, kept, i, h, w0, w1)
 			kept += int(filter[f/64] >> (f % 64) & (^nulls[i>>6] >> (uint(i) & 63)) & 1)
 		}
 	case filter != nil && !build:
@@ -148,9 +142,7 @@ func (r *radixAggregate) hashPairs(pair [2][]int64, nulls column.Bitmap, st []ui
 			w0, w1 := uint64(x), uint64(k1[i])
 			h := pairHash(w0, w1)
 			f := h >> fshift
-			e := st[kept*stride : kept*stride+3 : kept*stride+3]
-			e[0], e[1], e[2] = h, w0, w1
-			sel[kept] = int32(i)
+			stageShort(st, sel, stride, kept, i, h, w0, w1)
 			kept += int(filter[f/64] >> (f % 64) & 1)
 		}
 	case nulls != nil: // a build side (or a probe with no filter) with null keys
@@ -158,9 +150,7 @@ func (r *radixAggregate) hashPairs(pair [2][]int64, nulls column.Bitmap, st []ui
 			w0, w1 := uint64(x), uint64(k1[i])
 			h := pairHash(w0, w1)
 			in := ^nulls[i>>6] >> (uint(i) & 63) & 1
-			e := st[kept*stride : kept*stride+3 : kept*stride+3]
-			e[0], e[1], e[2] = h, w0, w1
-			sel[kept] = int32(i)
+			stageShort(st, sel, stride, kept, i, h, w0, w1)
 			if filter != nil {
 				f := h >> fshift
 				filter[f/64] |= in << (f % 64)
@@ -171,9 +161,7 @@ func (r *radixAggregate) hashPairs(pair [2][]int64, nulls column.Bitmap, st []ui
 		for i, x := range k0 {
 			w0, w1 := uint64(x), uint64(k1[i])
 			h := pairHash(w0, w1)
-			e := st[i*stride : i*stride+3 : i*stride+3]
-			e[0], e[1], e[2] = h, w0, w1
-			sel[i] = int32(i)
+			stageShort(st, sel, stride, i, i, h, w0, w1)
 			if filter != nil {
 				f := h >> fshift
 				filter[f/64] |= 1 << (f % 64)
@@ -182,6 +170,14 @@ func (r *radixAggregate) hashPairs(pair [2][]int64, nulls column.Bitmap, st []ui
 		kept = len(k0)
 	}
 	return kept
+}
+
+// stageShort writes row i's key, its tagged hash h and words w0 and w1, at place k of the stage st (rows
+// stride words apart), and the row's number at sel[k]: the first pass of every lean scatter loop.
+func stageShort(st []uint64, sel []int32, stride, k, i int, h, w0, w1 uint64) {
+	e := st[k*stride : k*stride+3 : k*stride+3]
+	e[0], e[1], e[2] = h, w0, w1
+	sel[k] = int32(i)
 }
 
 // intPair reports whether keys are two columns stored as int64, whose encoding (encodedInts) is 16 bytes: the
