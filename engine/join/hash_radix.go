@@ -535,8 +535,8 @@ func (h *Hash) sortWindow(rows int) {
 }
 
 // leanPart is the partition sortWindow's lean loop gives a row whose int64 key hashes to hx (keymap.IntHash):
-// the hash's top bits, or sink when the key filter proves it unmatched or the selection below leaves it out (skip), with no
-// branch; rejected is 1 for a selected row the filter proved unmatched.
+// the hash's top bits, or sink when the key filter proves it unmatched or the selection below leaves it out
+// (skip), with no branch; rejected is 1 for a selected row the filter proved unmatched.
 func leanPart(hx uint64, skip bool, filter []uint64, fshift, shift uint, sink uint16) (p uint16, rejected int) {
 	f := hx >> fshift
 	keep := filter[f/64] >> (f % 64) & 1

@@ -25,8 +25,8 @@ func orderedRows(t *testing.T, op exec.Operator) []string {
 
 // TestHashRadixMatchesNestedLoop runs the hash join's oracle test with the partitioned lookup forced on small
 // inputs (hash_radix.go): every kind, every input shape, both build sides, several batch sizes, partition
-// counts and window sizes, windows sorted and windows looked up in probe order, with the key filter and without. The output must be the
-// oracle's rows and, row for row, the streaming probe's order.
+// counts and window sizes, windows sorted and windows looked up in probe order, with the key filter and
+// without. The output must be the oracle's rows and, row for row, the streaming probe's order.
 func TestHashRadixMatchesNestedLoop(t *testing.T) {
 	eachKindCase(t, cases(), 1000, func(t *testing.T, c pair, kind Kind, spec *Spec, lt, rt *column.Table) {
 		want, _ := rowsOf(t, NewNestedLoop(spec, &tableOp{t: lt, size: 1000}, &tableOp{t: rt, size: 1000}, memory.NewBudget(0)))
@@ -42,7 +42,8 @@ func TestHashRadixMatchesNestedLoop(t *testing.T) {
 							h.radixBits, h.radixWindow, h.radixMinWindow, h.maxOut = bits, window, minWindow, 3
 							h.noKeyFilter = bits == 3 // sortWindow's loops without the filter too
 							got := orderedRows(t, h)
-							what := fmt.Sprintf("batch=%d buildLeft=%v bits=%d window=%d minWindow=%d filter=%v", size, buildLeft, bits, window, minWindow, !h.noKeyFilter)
+							what := fmt.Sprintf("batch=%d buildLeft=%v bits=%d window=%d minWindow=%d filter=%v",
+								size, buildLeft, bits, window, minWindow, !h.noKeyFilter)
 							if !slices.Equal(got, streamed) {
 								i := 0
 								for i < len(got) && got[i] == streamed[i] {
