@@ -148,11 +148,20 @@ func (h *Hash) keyFilter() {
 	keys := h.keyCols(h.table.Batch(), true)
 	indexed := func(r int) bool { return h.next[r] != notIndexed && !hasNullKey(keys, r) }
 	switch {
-	case h.ints != nil:
-		for r, x := range keys[0].Ints[:n] {
-			if indexed(r) {
-				set(keymap.IntHash(x))
+	case h.ints != nil: // a bit a row with no branch: an unindexed row's or a null key's is or-ed in as 0
+		filter, fshift, next := w.filter, w.fshift, h.next[:n]
+		ints := keys[0].Ints[:n]
+		if nulls := keyNullWords(keys[0], n); nulls != nil {
+			for r, x := range ints {
+				f := keymap.IntHash(x) >> fshift
+				in := uint64(b2u(next[r] != notIndexed)) &^ (nulls[r>>6] >> (uint(r) & 63))
+				filter[f/64] |= (in & 1) << (f % 64)
 			}
+			break
+		}
+		for r, x := range ints {
+			f := keymap.IntHash(x) >> fshift
+			filter[f/64] |= uint64(b2u(next[r] != notIndexed)) << (f % 64)
 		}
 	case singleStringKey(keys):
 		for r, x := range keys[0].Strs[:n] {
