@@ -48,7 +48,7 @@ const (
 )
 
 // MaxBatchesInFlight is how many batches the engine posts ahead of the page's acknowledgements. Each is at
-// about 50 ms of work (runner.FlushEvery) or 2,000 rows, so four keep the pipe full while the page applies
+// about 50 ms of work (runner.FlushEvery) or 4,096 rows, so four keep the pipe full while the page applies
 // one, without a backlog.
 const MaxBatchesInFlight = 4
 
