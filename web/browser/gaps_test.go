@@ -429,7 +429,7 @@ func TestProgressBarDuringLongRun(t *testing.T) {
 	// the batches a render happened to land on. The engine posts a batch at least every 4,096 output rows
 	// while it streams them (the first 200,000), each with the scans' events since the last (a batch it posts
 	// on its clock, during a scan, follows a scan's event too), so the share rises with nearly every batch
-	// however fast the machine is (with 178, 185 and 194 of 210–212 here): a bar stuck or moving only at the
+	// however fast the machine is (178, 185 and 194 of 210–212 when scans read 1,024 rows a batch): a bar stuck or moving only at the
 	// start rises with a few. The fold need not reach 1 (0.97–0.98 here), and is not asked to.
 	fold := progressFold(p, `.results`)
 	checkProgress(t, "the run", fold, 3)
